@@ -1,0 +1,45 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Strata",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Strata", targets: ["Strata"]),
+        .executable(name: "strata-demo", targets: ["LibraryDemo"]),
+    ],
+    dependencies: [
+        // TreeDictionary (persistent generations) and OrderedSet (ordered to-many).
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        // Library code logs, never prints.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+    ],
+    targets: [
+        .target(
+            name: "Strata",
+            dependencies: [
+                .product(name: "HashTreeCollections", package: "swift-collections"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "LibraryDemo",
+            dependencies: ["Strata"],
+            path: "Samples/Library"
+        ),
+        .testTarget(
+            name: "StrataTests",
+            dependencies: ["Strata"]
+        ),
+    ]
+)
+
+// Strict settings for every Swift target, in one place.
+for target in package.targets {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .swiftLanguageMode(.v6),
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ]
+}

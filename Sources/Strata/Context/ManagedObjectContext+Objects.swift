@@ -1,0 +1,100 @@
+extension ManagedObjectContext {
+    /// Inserts a new object of the named entity, an instance of the entity's class.
+    ///
+    /// - Throws: ``PersistenceError`` with code `.unknownEntity` for an entity the model does
+    ///   not have, or an abstract one.
+    @discardableResult
+    public func insertNewObject(forEntityName entityName: String) throws -> ManagedObject {
+        try graph.insertNewObject(entityName: entityName)
+    }
+
+    /// Marks an object deleted. Its delete rules run when the context processes pending
+    /// changes (at the latest when it saves); the store forgets it when the context saves.
+    public func delete(_ object: ManagedObject) {
+        graph.delete(object)
+    }
+
+    /// The object for `objectID`: the one the context holds, or a fault that loads its values
+    /// on first use. Use ``existingObject(with:)`` to find out whether the object exists.
+    public func object(with objectID: ManagedObjectID) -> ManagedObject {
+        graph.object(for: objectID)
+    }
+
+    /// The object for `objectID`, with its values loaded.
+    ///
+    /// - Throws: ``PersistenceError`` with code `.objectNotFound` when the store has no such
+    ///   object (deleted, or never saved) and the context does not hold it.
+    public func existingObject(with objectID: ManagedObjectID) throws -> ManagedObject {
+        if let object = graph.registered[objectID], !object.isFault { return object }
+        guard graph.model.layout(for: objectID.entityName) != nil, graph.generation.row(for: objectID) != nil else {
+            throw PersistenceError(.objectNotFound, objectIDs: [objectID], "no object with the ID \(objectID) exists")
+        }
+        let object = graph.object(for: objectID)
+        object.willAccessValues()
+        return object
+    }
+
+    /// The object for `objectID` if the context holds it, without loading anything.
+    public func registeredObject(for objectID: ManagedObjectID) -> ManagedObject? {
+        graph.registered[objectID]
+    }
+
+    /// Runs the delete rules of objects deleted since the last call. ``save()`` calls it.
+    public func processPendingChanges() {
+        graph.processPendingChanges()
+    }
+
+    /// Commits the context's changes: runs delete rules, validates every changed object, gives
+    /// new objects permanent IDs and writes through the coordinator. Synchronous, as in Core
+    /// Data: nothing else runs on the context while it saves.
+    ///
+    /// - Throws: ``ValidationError`` for objects that break their entity's rules (all of them,
+    ///   in one error); ``PersistenceError`` with code `.conflict` when another save changed
+    ///   or deleted the same objects since this context read them. Nothing is saved when it
+    ///   throws, and the context keeps its changes.
+    public func save() throws {
+        try graph.save()
+    }
+
+    /// Throws away every unsaved change.
+    public func rollback() {
+        graph.rollback()
+    }
+
+    /// Lets every object go (objects the caller still holds no longer belong to the context)
+    /// and moves the context to the coordinator's latest generation.
+    public func reset() {
+        graph.reset()
+    }
+
+    /// Reloads an object from the latest generation. With `mergeChanges`, its unsaved changes
+    /// stay on top of the latest saved values; without, they are lost and it becomes a fault.
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        graph.refresh(object, mergeChanges: mergeChanges)
+    }
+
+    /// Refreshes every registered object, keeping unsaved changes.
+    public func refreshAllObjects() {
+        for object in Array(graph.registered.values) {
+            graph.refresh(object, mergeChanges: true)
+        }
+    }
+}
+
+extension ManagedObject {
+    /// Inserts a new object of the entity whose class is this class.
+    ///
+    /// - Throws: ``PersistenceError`` with code `.unknownEntity` when no entity, or more than
+    ///   one, has this class: use ``ManagedObjectContext/insertNewObject(forEntityName:)`` then.
+    public convenience init(context: isolated ManagedObjectContext) throws {
+        let model = context.graph.model
+        let candidates = model.entities.filter { $0.managedObjectClass == Self.self && !$0.isAbstract }
+        guard candidates.count == 1, let entity = candidates.first, let layout = model.layout(for: entity.name) else {
+            throw PersistenceError(
+                .unknownEntity,
+                "\(candidates.isEmpty ? "no entity" : "more than one entity") of the model has the class \(Self.self)")
+        }
+        self.init(ManagedObjectCreation(layout: layout, objectID: .temporary(entityName: entity.name), graph: context.graph, row: nil))
+        context.graph.didInsert(self)
+    }
+}

@@ -1,0 +1,95 @@
+import Dispatch
+import Foundation
+import OrderedCollections
+
+/// A scratch pad of managed objects: where objects are fetched, inserted, changed and deleted,
+/// until ``save()`` commits the changes through the coordinator.
+///
+/// A context is an actor. A ``ConcurrencyType/privateQueue`` context runs on a serial queue of
+/// its own; a ``ConcurrencyType/mainQueue`` context runs on the main queue (the main actor's
+/// executor), for code that drives a user interface or the main loop of a tool. Use its
+/// objects inside ``perform(_:)`` (async) or ``performAndWait(_:)`` (blocking), whose closure
+/// receives the context isolated:
+///
+/// ```swift
+/// let title = try await context.perform { context in
+///     let book = try Book(context: context)
+///     book.title = "Notes"
+///     try context.save()
+///     return book.title
+/// }
+/// ```
+///
+/// Managed objects are not `Sendable`, so the compiler keeps them inside their context; pass
+/// ``ManagedObjectID``s between contexts.
+public actor ManagedObjectContext {
+    /// The kinds of executor a context runs on.
+    public enum ConcurrencyType: Sendable, Hashable {
+        /// A serial queue of the context's own.
+        case privateQueue
+        /// The main queue, shared with the main actor.
+        case mainQueue
+    }
+
+    public nonisolated let concurrencyType: ConcurrencyType
+    public nonisolated let persistentStoreCoordinator: PersistentStoreCoordinator
+    /// The queue executor of a private-queue context; `nil` for the main queue.
+    private nonisolated let queueExecutor: DispatchQueueExecutor?
+    let graph: ObjectGraph
+
+    /// A name for the context, for logs and debugging.
+    public var name: String?
+
+    /// Makes a context on `coordinator`, pinned to its latest generation.
+    public init(concurrencyType: ConcurrencyType, persistentStoreCoordinator coordinator: PersistentStoreCoordinator) {
+        self.concurrencyType = concurrencyType
+        persistentStoreCoordinator = coordinator
+        queueExecutor = concurrencyType == .privateQueue ? DispatchQueueExecutor(label: "strata.context") : nil
+        let graph = ObjectGraph(coordinator: coordinator)
+        self.graph = graph
+        graph.context = self
+    }
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        queueExecutor?.asUnownedSerialExecutor() ?? MainActor.sharedUnownedExecutor
+    }
+
+    /// Runs `body` on the context's executor, and returns its result.
+    ///
+    /// The closure receives the context isolated, so it can use the context and its objects
+    /// synchronously; objects cannot leave it, as they are not `Sendable`.
+    public func perform<T: Sendable>(_ body: sending (isolated ManagedObjectContext) throws -> T) async rethrows -> T {
+        try body(self)
+    }
+
+    /// Runs `body` on the context's executor and waits for it: Core Data's `performAndWait`.
+    ///
+    /// Nested calls on the context's own executor run in place, without deadlocking. Do not call
+    /// it for a main-queue context from a thread that the main queue is waiting on.
+    ///
+    /// The closure is `@Sendable`: it runs on the context's queue, so it must not capture the
+    /// caller's objects (use their IDs).
+    public nonisolated func performAndWait<T: Sendable>(
+        _ body: @Sendable (isolated ManagedObjectContext) throws -> T
+    ) rethrows -> T {
+        if let queueExecutor {
+            return try queueExecutor.runSynchronously { try self.assumeIsolated { try body($0) } }
+        }
+        if Thread.isMainThread {
+            return try assumeIsolated { try body($0) }
+        }
+        return try DispatchQueue.main.sync { try self.assumeIsolated { try body($0) } }
+    }
+
+    /// Whether the context has unsaved inserts, changes or deletes.
+    public var hasChanges: Bool { graph.hasChanges }
+
+    /// The objects the context holds.
+    public var registeredObjects: Set<ManagedObject> { Set(graph.registered.values) }
+    /// Objects inserted since the last save.
+    public var insertedObjects: Set<ManagedObject> { Set(graph.inserted.values) }
+    /// Objects changed since the last save.
+    public var updatedObjects: Set<ManagedObject> { Set(graph.updated.values) }
+    /// Objects deleted since the last save.
+    public var deletedObjects: Set<ManagedObject> { Set(graph.deleted.values) }
+}

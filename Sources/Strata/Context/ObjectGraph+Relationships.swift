@@ -1,0 +1,59 @@
+import OrderedCollections
+
+extension ObjectGraph {
+    /// Sets the targets of one relationship of `source`, and keeps the inverse relationship of
+    /// every object that joins or leaves in step with it.
+    func setTargets(_ targets: OrderedSet<ManagedObjectID>, of source: ManagedObject, at index: Int) {
+        source.willAccessValues()
+        let relationship = source.layout.relationships[index]
+        let old = OrderedSet(source.storage.relationships[index].objectIDs)
+        let new: RelationshipTargets = relationship.isToMany ? .toMany(targets) : .toOne(targets.first)
+        guard source.storage.relationships[index] != new else { return }
+        source.storage.relationships[index] = new
+        didChange(source)
+
+        guard let inverseIndex = source.layout.inverseSlots[index] else { return }
+        let kept = Set(new.objectIDs)
+        for removed in old where !kept.contains(removed) {
+            remove(source.objectID, from: object(for: removed), at: inverseIndex)
+        }
+        for added in new.objectIDs where !old.contains(added) {
+            link(object(for: added), at: inverseIndex, to: source, forwardIndex: index)
+        }
+    }
+
+    /// Takes `id` out of one relationship of `object`, without touching any inverse.
+    func remove(_ id: ManagedObjectID, from object: ManagedObject, at index: Int) {
+        object.willAccessValues()
+        switch object.storage.relationships[index] {
+        case .toOne(id):
+            object.storage.relationships[index] = .toOne(nil)
+            didChange(object)
+        case .toMany(var ids):
+            guard ids.remove(id) != nil else { return }
+            object.storage.relationships[index] = .toMany(ids)
+            didChange(object)
+        default:
+            break
+        }
+    }
+
+    /// Points the inverse relationship of `target` at `source`. When that inverse is to-one,
+    /// the object it pointed at before loses `target` from its own forward relationship.
+    private func link(_ target: ManagedObject, at inverseIndex: Int, to source: ManagedObject, forwardIndex: Int) {
+        target.willAccessValues()
+        switch target.storage.relationships[inverseIndex] {
+        case .toOne(let previous):
+            guard previous != source.objectID else { return }
+            if let previous {
+                remove(target.objectID, from: object(for: previous), at: forwardIndex)
+            }
+            target.storage.relationships[inverseIndex] = .toOne(source.objectID)
+            didChange(target)
+        case .toMany(var ids):
+            guard ids.append(source.objectID).inserted else { return }
+            target.storage.relationships[inverseIndex] = .toMany(ids)
+            didChange(target)
+        }
+    }
+}

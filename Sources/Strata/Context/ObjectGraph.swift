@@ -1,0 +1,111 @@
+import Logging
+import OrderedCollections
+
+/// The state of one context: its registered objects, what changed since it last saved, and the
+/// generation it reads. Not `Sendable`: the context actor owns it, and its objects reach it
+/// only from that actor's isolation.
+final class ObjectGraph {
+    unowned(safe) var context: ManagedObjectContext?
+    let coordinator: PersistentStoreCoordinator
+    let model: ManagedObjectModel
+    /// The generation fetches and faults read; it moves on when the context saves, refreshes
+    /// or resets.
+    var generation: Generation
+    let logger = Logger(label: "strata.context")
+
+    /// One object per ID, as long as the context keeps it.
+    var registered: [ManagedObjectID: ManagedObject] = [:]
+    var inserted: OrderedDictionary<ObjectIdentifier, ManagedObject> = [:]
+    var updated: OrderedDictionary<ObjectIdentifier, ManagedObject> = [:]
+    var deleted: OrderedDictionary<ObjectIdentifier, ManagedObject> = [:]
+    /// Deleted objects whose delete rules have run.
+    var propagatedDeletes: Set<ObjectIdentifier> = []
+
+    init(coordinator: PersistentStoreCoordinator) {
+        self.coordinator = coordinator
+        model = coordinator.managedObjectModel
+        generation = coordinator.currentGeneration
+    }
+
+    var hasChanges: Bool {
+        !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty
+    }
+
+    // MARK: Objects
+
+    /// The registered object for `id`, or a new fault for it.
+    func object(for id: ManagedObjectID) -> ManagedObject {
+        if let object = registered[id] { return object }
+        return register(id: id, row: nil)
+    }
+
+    /// Registers a new object for `id`, with its values when `row` is given (a fault otherwise).
+    func register(id: ManagedObjectID, row: Row?) -> ManagedObject {
+        guard let layout = model.layout(for: id.entityName) else {
+            preconditionFailure("the object ID \(id) names an entity the context's model does not have")
+        }
+        let object = layout.entity.managedObjectClass.init(
+            ManagedObjectCreation(layout: layout, objectID: id, graph: self, row: row))
+        registered[id] = object
+        if row != nil { object.awakeFromFetch() }
+        return object
+    }
+
+    /// Loads a fault's values from the pinned generation.
+    func fulfillFault(_ object: ManagedObject) {
+        guard let row = generation.row(for: object.objectID) else {
+            logger.error("cannot fulfil a fault: the object is not in the store", metadata: ["object": "\(object.objectID)"])
+            return
+        }
+        object.storage = row
+        object.snapshot = row
+        object.isFault = false
+        object.awakeFromFetch()
+    }
+
+    func insertNewObject(entityName: String) throws -> ManagedObject {
+        guard let layout = model.layout(for: entityName) else {
+            throw PersistenceError(.unknownEntity, "the model has no entity named '\(entityName)'")
+        }
+        guard !layout.entity.isAbstract else {
+            throw PersistenceError(.unknownEntity, "the entity '\(entityName)' is abstract: insert one of its subentities")
+        }
+        let object = layout.entity.managedObjectClass.init(
+            ManagedObjectCreation(layout: layout, objectID: .temporary(entityName: entityName), graph: self, row: nil))
+        didInsert(object)
+        return object
+    }
+
+    /// Registers a newly made object as inserted.
+    func didInsert(_ object: ManagedObject) {
+        registered[object.objectID] = object
+        object.isInserted = true
+        inserted[ObjectIdentifier(object)] = object
+        object.awakeFromInsert()
+    }
+
+    /// Records that an object's values changed.
+    func didChange(_ object: ManagedObject) {
+        guard !object.isInserted, !object.isDeleted, !object.isUpdated else { return }
+        object.isUpdated = true
+        updated[ObjectIdentifier(object)] = object
+    }
+
+    func delete(_ object: ManagedObject) {
+        guard object.graph === self, !object.isDeleted else { return }
+        object.willAccessValues()
+        object.isDeleted = true
+        deleted[ObjectIdentifier(object)] = object
+    }
+
+    /// Lets an object go: it no longer belongs to the context.
+    func unregister(_ object: ManagedObject) {
+        let key = ObjectIdentifier(object)
+        registered[object.objectID] = nil
+        inserted[key] = nil
+        updated[key] = nil
+        deleted[key] = nil
+        propagatedDeletes.remove(key)
+        object.graph = nil
+    }
+}

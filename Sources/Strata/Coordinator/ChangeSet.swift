@@ -1,0 +1,12 @@
+/// What one save asks the coordinator to commit, with the versions it read: `Sendable`, so it
+/// crosses from a context to the coordinator. All IDs are permanent.
+struct ChangeSet: Sendable {
+    /// New objects; their rows' versions are ignored (a new row starts at version 1).
+    var inserted: [ManagedObjectID: Row] = [:]
+    /// Changed objects; each row's `version` is the version the context read.
+    var updated: [ManagedObjectID: Row] = [:]
+    /// Deleted objects, with the version the context read.
+    var deleted: [ManagedObjectID: Int64] = [:]
+
+    var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+}

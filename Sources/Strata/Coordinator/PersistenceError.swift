@@ -1,0 +1,46 @@
+/// A failure of the persistence stack itself: a save that conflicts with another, an object or
+/// store that is not there, a store type no one registered.
+///
+/// Catch one kind with `catch let error as PersistenceError where error.code == .conflict`.
+public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case conflict, objectNotFound, noPersistentStore, storeNotFound, unknownStoreType
+            case storeAlreadyAdded, unknownEntity
+        }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// Objects being saved were changed or deleted in the store since the context read
+        /// them (optimistic locking). Nothing of the save was written.
+        public static let conflict = Code(.conflict)
+        /// No object with this ID exists in the store.
+        public static let objectNotFound = Code(.objectNotFound)
+        /// The coordinator has no store to save new objects into.
+        public static let noPersistentStore = Code(.noPersistentStore)
+        /// The store is not (or no longer) part of this coordinator.
+        public static let storeNotFound = Code(.storeNotFound)
+        /// No store class is registered for the store type.
+        public static let unknownStoreType = Code(.unknownStoreType)
+        /// A store for this URL is already part of the coordinator.
+        public static let storeAlreadyAdded = Code(.storeAlreadyAdded)
+        /// The model has no entity with this name.
+        public static let unknownEntity = Code(.unknownEntity)
+
+        public var description: String { base.rawValue }
+    }
+
+    public var code: Code
+    /// The objects concerned (for a conflict: every object that conflicted).
+    public var objectIDs: [ManagedObjectID]
+    public var message: String
+
+    init(_ code: Code, objectIDs: [ManagedObjectID] = [], _ message: String) {
+        self.code = code
+        self.objectIDs = objectIDs
+        self.message = message
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Synchronization
+
+/// The whole stack in one object: a model, a coordinator with its stores, a main-queue view
+/// context, and background contexts on demand.
+///
+/// ```swift
+/// let container = PersistentContainer(name: "Library", managedObjectModel: model)
+/// try await container.loadPersistentStores()
+/// try await container.performBackgroundTask { context in
+///     let book = try Book(context: context)
+///     book.title = "Notes"
+///     try context.save()
+/// }
+/// ```
+public final class PersistentContainer: Sendable {
+    public let name: String
+    public let managedObjectModel: ManagedObjectModel
+    public let persistentStoreCoordinator: PersistentStoreCoordinator
+    /// The main-queue context, for code on the main actor.
+    public let viewContext: ManagedObjectContext
+    private let descriptions: Mutex<[PersistentStoreDescription]>
+
+    /// A container for `model`, with one store description: an in-memory store until the
+    /// file store lands, then a store named after the container in ``defaultDirectoryURL()``.
+    public init(name: String, managedObjectModel: ManagedObjectModel) {
+        self.name = name
+        self.managedObjectModel = managedObjectModel
+        persistentStoreCoordinator = PersistentStoreCoordinator(managedObjectModel: managedObjectModel)
+        viewContext = ManagedObjectContext(concurrencyType: .mainQueue, persistentStoreCoordinator: persistentStoreCoordinator)
+        descriptions = Mutex([PersistentStoreDescription(type: .inMemory)])
+    }
+
+    /// The stores ``loadPersistentStores()`` adds; change them before loading.
+    public var persistentStoreDescriptions: [PersistentStoreDescription] {
+        get { descriptions.withLock { $0 } }
+        set { descriptions.withLock { $0 = newValue } }
+    }
+
+    /// Adds a store for every description, in order.
+    ///
+    /// - Returns: The stores added.
+    /// - Throws: The first error a store gave; the stores before it stay added.
+    @discardableResult
+    public func loadPersistentStores() async throws -> [PersistentStore] {
+        var stores: [PersistentStore] = []
+        for description in persistentStoreDescriptions {
+            stores.append(
+                try await persistentStoreCoordinator.addPersistentStore(
+                    type: description.type, configuration: description.configuration, at: description.url,
+                    options: description.options))
+        }
+        return stores
+    }
+
+    /// Adds a store for every description, calling `completionHandler` once per description
+    /// with the error, if any: Core Data's completion-handler form.
+    public func loadPersistentStores(
+        completionHandler: @escaping @Sendable (PersistentStoreDescription, (any Error)?) -> Void
+    ) {
+        let descriptions = persistentStoreDescriptions
+        let coordinator = persistentStoreCoordinator
+        Task {
+            for description in descriptions {
+                do {
+                    try await coordinator.addPersistentStore(
+                        type: description.type, configuration: description.configuration, at: description.url,
+                        options: description.options)
+                    completionHandler(description, nil)
+                } catch {
+                    completionHandler(description, error)
+                }
+            }
+        }
+    }
+
+    /// A new private-queue context on the container's coordinator.
+    public func newBackgroundContext() -> ManagedObjectContext {
+        ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: persistentStoreCoordinator)
+    }
+
+    /// Runs `body` on a new private-queue context and returns its result.
+    public func performBackgroundTask<T: Sendable>(
+        _ body: sending (isolated ManagedObjectContext) throws -> T
+    ) async rethrows -> T {
+        try await newBackgroundContext().perform(body)
+    }
+
+    /// Where containers keep their stores: `$XDG_DATA_HOME` or `~/.local/share` on Linux, the
+    /// Application Support directory on Apple platforms.
+    public static func defaultDirectoryURL() -> URL {
+        #if canImport(Darwin)
+        return FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
+        #else
+        if let data = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+            return URL(fileURLWithPath: data, isDirectory: true)
+        }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+        #endif
+    }
+}

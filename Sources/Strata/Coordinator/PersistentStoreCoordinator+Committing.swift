@@ -1,0 +1,108 @@
+import Foundation
+import HashTreeCollections
+import Synchronization
+
+extension PersistentStoreCoordinator {
+    /// Gives permanent IDs to new objects: each gets a reference number from the first store
+    /// that can take it. Reference numbers are never handed out twice, even if the save that
+    /// asked for them then fails.
+    ///
+    /// - Throws: ``PersistenceError`` with code `.noPersistentStore` when no store can take them.
+    nonisolated func obtainPermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: ManagedObjectID] {
+        guard !ids.isEmpty else { return [:] }
+        guard let store = persistentStores.first(where: { !$0.isReadOnly }) else {
+            throw PersistenceError(
+                .noPersistentStore, objectIDs: ids, "the coordinator has no writable store to save new objects into")
+        }
+        let byRoot = Dictionary(grouping: ids) { id in
+            managedObjectModel.layout(for: id.entityName)?.rootEntityName ?? id.entityName
+        }
+        var mapping: [ManagedObjectID: ManagedObjectID] = [:]
+        for (root, group) in byRoot {
+            let numbers = store.newReferenceNumbers(rootEntity: root, count: group.count)
+            for (id, reference) in zip(group, numbers) {
+                mapping[id] = ManagedObjectID(
+                    entityName: id.entityName, key: .permanent(store: store.identifier, reference: reference))
+            }
+        }
+        return mapping
+    }
+
+    /// Commits a context's changes, entering the coordinator's queue synchronously.
+    nonisolated func commitSynchronously(_ changes: ChangeSet) throws -> Generation {
+        try executor.runSynchronously {
+            try self.assumeIsolated { try $0.commit(changes) }
+        }
+    }
+
+    /// Checks the versions the context read against the current generation, lets each store
+    /// concerned make the change durable, then publishes the next generation. Nothing changes
+    /// when it throws.
+    ///
+    /// A save that spans several stores is atomic per store, not across them, as with Core
+    /// Data's atomic stores.
+    private func commit(_ changes: ChangeSet) throws -> Generation {
+        let base = currentGeneration
+        try checkVersions(of: changes, against: base)
+
+        var stores = base.stores
+        var perStore: [String: ChangeSet] = [:]
+        for (id, row) in changes.inserted {
+            let store = try place(row, version: 1, for: id, in: &stores)
+            perStore[store, default: ChangeSet()].inserted[id] = row
+        }
+        for (id, row) in changes.updated {
+            let store = try place(row, version: row.version + 1, for: id, in: &stores)
+            perStore[store, default: ChangeSet()].updated[id] = row
+        }
+        for (id, version) in changes.deleted {
+            guard case .permanent(let store, let reference) = id.key else { continue }
+            stores[store]?[id.entityName]?[reference] = nil
+            perStore[store, default: ChangeSet()].deleted[id] = version
+        }
+        for (identifier, storeChanges) in perStore {
+            guard let store = persistentStores.first(where: { $0.identifier == identifier }) else { continue }
+            try store.commit(storeChanges, tables: stores[identifier] ?? [:])
+        }
+        return published.withLock { state in
+            state.generation = state.generation.next(stores: stores)
+            return state.generation
+        }
+    }
+
+    private func checkVersions(of changes: ChangeSet, against generation: Generation) throws {
+        var conflicts: [ManagedObjectID] = []
+        for (id, row) in changes.updated where generation.row(for: id)?.version != row.version {
+            conflicts.append(id)
+        }
+        for (id, version) in changes.deleted where generation.row(for: id)?.version != version {
+            conflicts.append(id)
+        }
+        guard conflicts.isEmpty else {
+            conflicts.sort { $0.description < $1.description }
+            throw PersistenceError(
+                .conflict, objectIDs: conflicts,
+                "\(conflicts.count) object(s) changed in the store since this context read them: "
+                    + conflicts.map(\.description).joined(separator: ", ")
+                    + ". Nothing was saved; refresh the objects (mergeChanges: true keeps your changes) and save again")
+        }
+    }
+
+    /// Puts `row` into the tables at `version`; returns the identifier of the store it went to.
+    private func place(
+        _ row: Row, version: Int64, for id: ManagedObjectID, in stores: inout [String: [String: Generation.Table]]
+    ) throws -> String {
+        guard case .permanent(let storeID, let reference) = id.key,
+            let store = persistentStores.first(where: { $0.identifier == storeID })
+        else {
+            throw PersistenceError(.storeNotFound, objectIDs: [id], "the store of \(id) is not part of this coordinator")
+        }
+        guard !store.isReadOnly else {
+            throw PersistenceError(.storeNotFound, objectIDs: [id], "the store \(storeID) is read-only")
+        }
+        var row = row
+        row.version = version
+        stores[storeID, default: [:]][id.entityName, default: [:]][reference] = row
+        return storeID
+    }
+}

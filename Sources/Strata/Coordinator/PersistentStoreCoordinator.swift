@@ -1,0 +1,133 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// Owns a model's stores and the current generation of their objects, and commits the saves of
+/// every context that uses it.
+///
+/// The coordinator is an actor on its own serial queue. Adding and removing stores are `async`
+/// calls; a context's save enters the coordinator synchronously through its queue (a save has
+/// no suspension point, as in Core Data), checks optimistic-locking versions, lets the stores
+/// make the change durable, and publishes the next generation. The coordinator never calls
+/// back into a context, so a context waiting on it cannot deadlock.
+public actor PersistentStoreCoordinator {
+    /// The model every store and context of this coordinator uses.
+    public nonisolated let managedObjectModel: ManagedObjectModel
+
+    nonisolated let executor: DispatchQueueExecutor
+    /// What readers on any thread may see without entering the queue: the stores and the
+    /// latest generation, always replaced together.
+    nonisolated let published: Mutex<Published>
+    private let logger = Logger(label: "strata.coordinator")
+
+    struct Published: Sendable {
+        var stores: [PersistentStore] = []
+        var generation = Generation.empty
+    }
+
+    public init(managedObjectModel: ManagedObjectModel) {
+        self.managedObjectModel = managedObjectModel
+        executor = DispatchQueueExecutor(label: "strata.coordinator")
+        published = Mutex(Published())
+    }
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        executor.asUnownedSerialExecutor()
+    }
+
+    /// The stores, in the order they were added.
+    public nonisolated var persistentStores: [PersistentStore] {
+        published.withLock { $0.stores }
+    }
+
+    /// The latest generation: what the last commit left.
+    nonisolated var currentGeneration: Generation {
+        published.withLock { $0.generation }
+    }
+
+    /// The store at `url`, if the coordinator has one there.
+    public nonisolated func persistentStore(for url: URL) -> PersistentStore? {
+        persistentStores.first { $0.url?.standardizedFileURL == url.standardizedFileURL }
+    }
+
+    /// Adds a store and loads its objects.
+    ///
+    /// - Parameters:
+    ///   - type: The kind of store (``StoreType/inMemory``, or a type you registered).
+    ///   - configuration: The model configuration the store holds; `nil` for every entity.
+    ///   - url: The store's file; `nil` for a store without one.
+    ///   - options: Options, keyed by ``PersistentStoreOption``.
+    /// - Returns: The store, now part of the coordinator.
+    /// - Throws: ``PersistenceError`` for an unknown store type or a store already added;
+    ///   whatever the store throws when it cannot load.
+    @discardableResult
+    public func addPersistentStore(
+        type: StoreType, configuration: String? = nil, at url: URL? = nil, options: [String: any Sendable] = [:]
+    ) async throws -> PersistentStore {
+        if let url, persistentStore(for: url) != nil {
+            throw PersistenceError(.storeAlreadyAdded, "a store at \(url.path) is already part of the coordinator")
+        }
+        let store = try Self.makeStore(type: type, configuration: configuration, url: url, options: options)
+        let tables = try store.loadTables(model: managedObjectModel)
+        published.withLock { state in
+            var stores = state.generation.stores
+            stores[store.identifier] = tables
+            state.generation = state.generation.next(stores: stores)
+            state.stores.append(store)
+        }
+        logger.debug("added store", metadata: ["type": "\(type)", "store": "\(store.identifier)"])
+        return store
+    }
+
+    /// Adds the store a description describes, and calls `completionHandler` with the
+    /// description and the error, if any: Core Data's completion-handler form.
+    public nonisolated func addPersistentStore(
+        with description: PersistentStoreDescription,
+        completionHandler: @escaping @Sendable (PersistentStoreDescription, (any Error)?) -> Void
+    ) {
+        Task {
+            do {
+                try await addPersistentStore(
+                    type: description.type, configuration: description.configuration, at: description.url,
+                    options: description.options)
+                completionHandler(description, nil)
+            } catch {
+                completionHandler(description, error)
+            }
+        }
+    }
+
+    /// Removes a store: its objects leave the coordinator's generation. Contexts still pinned to
+    /// an earlier generation keep reading them until they move on.
+    ///
+    /// - Throws: ``PersistenceError`` with code `.storeNotFound` if the store is not part of
+    ///   this coordinator.
+    public func removePersistentStore(_ store: PersistentStore) throws {
+        try published.withLock { state in
+            guard let index = state.stores.firstIndex(where: { $0 === store }) else {
+                throw PersistenceError(.storeNotFound, "the store \(store.identifier) is not part of this coordinator")
+            }
+            state.stores.remove(at: index)
+            var stores = state.generation.stores
+            stores[store.identifier] = nil
+            state.generation = state.generation.next(stores: stores)
+        }
+        store.didRemove()
+    }
+
+    /// The object ID a URI from ``ManagedObjectID/uriRepresentation()`` names, or `nil` when
+    /// the URI is malformed, its store is not part of this coordinator, or its entity is not in
+    /// the model. (Whether the object still exists is for a context to tell:
+    /// ``ManagedObjectContext/existingObject(with:)``.)
+    public nonisolated func managedObjectID(forURIRepresentation uri: URL) -> ManagedObjectID? {
+        guard uri.scheme == ManagedObjectID.scheme, let store = uri.host, !store.isEmpty else { return nil }
+        let components = uri.path.split(separator: "/", omittingEmptySubsequences: true)
+        guard components.count == 2, components[1].first == "p",
+            let reference = Int64(components[1].dropFirst()), reference > 0,
+            let entity = String(components[0]).removingPercentEncoding,
+            managedObjectModel.entity(named: entity) != nil,
+            persistentStores.contains(where: { $0.identifier == store })
+        else { return nil }
+        return ManagedObjectID(entityName: entity, key: .permanent(store: store, reference: reference))
+    }
+}

@@ -1,0 +1,59 @@
+/// An attribute of an entity: its name, type, optionality, default value and validation rules.
+///
+/// Unlike `NSAttributeDescription`, which is optional unless told otherwise, a Strata attribute
+/// is required unless it is declared optional: the same default as a Swift property.
+public struct AttributeDescription: Sendable, Hashable {
+    public var name: String
+    public var type: AttributeType
+    /// Whether the attribute may be `nil` when its object is saved.
+    public var isOptional: Bool
+    /// Transient attributes live in contexts only and are never stored.
+    public var isTransient: Bool
+    /// The value a newly inserted object starts with.
+    public var defaultValue: AttributeValue?
+    /// The smallest value a number or date may take (validated at save).
+    public var minimumValue: AttributeValue?
+    /// The largest value a number or date may take (validated at save).
+    public var maximumValue: AttributeValue?
+    /// The shortest length of a string (in characters) or binary data (in bytes).
+    public var minimumLength: Int?
+    /// The longest length of a string (in characters) or binary data (in bytes).
+    public var maximumLength: Int?
+    /// A regular expression that the whole of a string value must match.
+    public var regularExpression: String?
+    /// The name the attribute had in an earlier model version; used by migration.
+    public var renamingIdentifier: String?
+    /// Folded into the version hash, to mark a change the hash would not otherwise see.
+    public var versionHashModifier: String?
+    public var userInfo: [String: String]
+
+    public init(
+        name: String,
+        type: AttributeType,
+        isOptional: Bool = false,
+        isTransient: Bool = false,
+        defaultValue: AttributeValue? = nil,
+        minimumValue: AttributeValue? = nil,
+        maximumValue: AttributeValue? = nil,
+        minimumLength: Int? = nil,
+        maximumLength: Int? = nil,
+        regularExpression: String? = nil,
+        renamingIdentifier: String? = nil,
+        versionHashModifier: String? = nil,
+        userInfo: [String: String] = [:]
+    ) {
+        self.name = name
+        self.type = type
+        self.isOptional = isOptional
+        self.isTransient = isTransient
+        self.defaultValue = defaultValue
+        self.minimumValue = minimumValue
+        self.maximumValue = maximumValue
+        self.minimumLength = minimumLength
+        self.maximumLength = maximumLength
+        self.regularExpression = regularExpression
+        self.renamingIdentifier = renamingIdentifier
+        self.versionHashModifier = versionHashModifier
+        self.userInfo = userInfo
+    }
+}

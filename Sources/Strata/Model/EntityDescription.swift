@@ -1,0 +1,90 @@
+/// An entity: a kind of managed object, with its attributes, relationships, place in an
+/// inheritance hierarchy, uniqueness constraints and fetch indexes.
+///
+/// ``attributes`` and ``relationships`` are the entity's own, as declared. Once the entity is
+/// part of a ``ManagedObjectModel``, ``attributesByName``, ``relationshipsByName`` and
+/// ``subentityNames`` include what it inherits and what inherits from it, as Core Data's do.
+public struct EntityDescription: Sendable, Hashable {
+    public var name: String
+    /// The name of the class that represents the entity, as Xcode records it.
+    public var managedObjectClassName: String
+    /// The class that contexts instantiate for the entity's objects. Registering a subclass
+    /// here is all it takes: no Objective-C runtime is involved.
+    public var managedObjectClass: ManagedObject.Type {
+        get { classReference.type }
+        set {
+            classReference = ClassReference(newValue)
+            managedObjectClassName = String(describing: newValue)
+        }
+    }
+    /// Abstract entities have no objects of their own, only through their subentities.
+    public var isAbstract: Bool
+    /// The parent entity's name, for an entity that inherits from another.
+    public var superentityName: String?
+    public var attributes: [AttributeDescription]
+    public var relationships: [RelationshipDescription]
+    /// Sets of property names whose values together must be unique among the entity's objects.
+    public var uniquenessConstraints: [[String]]
+    public var indexes: [FetchIndexDescription]
+    /// The name the entity had in an earlier model version; used by migration.
+    public var renamingIdentifier: String?
+    /// Folded into the version hash, to mark a change the hash would not otherwise see.
+    public var versionHashModifier: String?
+    public var userInfo: [String: String]
+
+    /// The names of the entities that inherit directly from this one, set by the model.
+    public internal(set) var subentityNames: [String] = []
+    /// What the entity inherits from its ancestors, set by the model.
+    var inheritedAttributes: [AttributeDescription] = []
+    var inheritedRelationships: [RelationshipDescription] = []
+    private var classReference: ClassReference
+
+    public init(
+        name: String,
+        managedObjectClass: ManagedObject.Type = ManagedObject.self,
+        superentity: String? = nil,
+        isAbstract: Bool = false,
+        attributes: [AttributeDescription] = [],
+        relationships: [RelationshipDescription] = [],
+        uniquenessConstraints: [[String]] = [],
+        indexes: [FetchIndexDescription] = [],
+        renamingIdentifier: String? = nil,
+        versionHashModifier: String? = nil,
+        userInfo: [String: String] = [:]
+    ) {
+        self.name = name
+        self.classReference = ClassReference(managedObjectClass)
+        self.managedObjectClassName = managedObjectClass == ManagedObject.self
+            ? "ManagedObject" : String(describing: managedObjectClass)
+        self.superentityName = superentity
+        self.isAbstract = isAbstract
+        self.attributes = attributes
+        self.relationships = relationships
+        self.uniquenessConstraints = uniquenessConstraints
+        self.indexes = indexes
+        self.renamingIdentifier = renamingIdentifier
+        self.versionHashModifier = versionHashModifier
+        self.userInfo = userInfo
+    }
+
+    /// Every attribute of the entity, inherited ones included, by name.
+    public var attributesByName: [String: AttributeDescription] {
+        Dictionary((inheritedAttributes + attributes).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// Every relationship of the entity, inherited ones included, by name.
+    public var relationshipsByName: [String: RelationshipDescription] {
+        Dictionary(
+            (inheritedRelationships + relationships).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+}
+
+/// A class object that can take part in value equality (metatypes are not `Hashable`).
+struct ClassReference: Sendable, Hashable {
+    let type: ManagedObject.Type
+
+    init(_ type: ManagedObject.Type) { self.type = type }
+
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.type == rhs.type }
+    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(type)) }
+}

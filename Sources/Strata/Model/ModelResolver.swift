@@ -1,0 +1,130 @@
+import Foundation
+
+/// Checks a list of entities and resolves what they inherit and who inherits from them.
+struct ModelResolver {
+    private let declared: [EntityDescription]
+    private var byName: [String: EntityDescription] = [:]
+
+    init(entities: [EntityDescription]) {
+        declared = entities
+    }
+
+    mutating func resolve() throws -> [EntityDescription] {
+        for entity in declared {
+            guard byName[entity.name] == nil else {
+                throw ModelError(.duplicateEntity, entity: entity.name, "the model has two entities with this name")
+            }
+            byName[entity.name] = entity
+        }
+        var resolved: [EntityDescription] = []
+        for var entity in declared {
+            let ancestors = try ancestors(of: entity)
+            for ancestor in ancestors.reversed() {
+                entity.inheritedAttributes += ancestor.attributes
+                entity.inheritedRelationships += ancestor.relationships
+            }
+            entity.subentityNames = declared.filter { $0.superentityName == entity.name }.map(\.name)
+            try checkPropertyNames(of: entity)
+            resolved.append(entity)
+        }
+        let resolvedByName = Dictionary(uniqueKeysWithValues: resolved.map { ($0.name, $0) })
+        for entity in resolved {
+            try checkRelationships(of: entity, in: resolvedByName)
+            try checkConstraintsAndIndexes(of: entity)
+            for attribute in entity.attributes {
+                try checkRules(of: attribute, in: entity)
+            }
+        }
+        return resolved
+    }
+
+    /// The entity's ancestors, nearest first.
+    private func ancestors(of entity: EntityDescription) throws -> [EntityDescription] {
+        var chain: [EntityDescription] = []
+        var seen: Set<String> = [entity.name]
+        var next = entity.superentityName
+        while let name = next {
+            guard let parent = byName[name] else {
+                throw ModelError(.unknownSuperentity, entity: entity.name, "its parent entity '\(name)' is not in the model")
+            }
+            guard seen.insert(name).inserted else {
+                throw ModelError(.inheritanceCycle, entity: entity.name, "the entity inherits from itself through '\(name)'")
+            }
+            chain.append(parent)
+            next = parent.superentityName
+        }
+        return chain
+    }
+
+    private func checkPropertyNames(of entity: EntityDescription) throws {
+        var names: Set<String> = []
+        let all = (entity.inheritedAttributes + entity.attributes).map(\.name)
+            + (entity.inheritedRelationships + entity.relationships).map(\.name)
+        for name in all where !names.insert(name).inserted {
+            throw ModelError(
+                .duplicateProperty, entity: entity.name, property: name,
+                "two properties have this name (a subentity cannot redeclare an inherited property)")
+        }
+    }
+
+    private func checkRelationships(
+        of entity: EntityDescription, in entities: [String: EntityDescription]
+    ) throws {
+        for relationship in entity.relationships {
+            guard let destination = entities[relationship.destinationEntityName] else {
+                throw ModelError(
+                    .unknownDestination, entity: entity.name, property: relationship.name,
+                    "its destination entity '\(relationship.destinationEntityName)' is not in the model")
+            }
+            if relationship.minCount < 0 || relationship.maxCount < 0
+                || (relationship.maxCount > 0 && relationship.minCount > relationship.maxCount)
+            {
+                throw ModelError(
+                    .invalidValue, entity: entity.name, property: relationship.name,
+                    "its minimum count \(relationship.minCount) and maximum count \(relationship.maxCount) do not fit together")
+            }
+            guard let inverseName = relationship.inverseName else { continue }
+            guard let inverse = destination.relationshipsByName[inverseName] else {
+                throw ModelError(
+                    .badInverse, entity: entity.name, property: relationship.name,
+                    "its inverse '\(inverseName)' is not a relationship of '\(destination.name)'")
+            }
+            let sourceLineage = Set([entity.name] + ((try? ancestors(of: entity)) ?? []).map(\.name))
+            guard sourceLineage.contains(inverse.destinationEntityName),
+                inverse.inverseName == nil || inverse.inverseName == relationship.name
+            else {
+                throw ModelError(
+                    .badInverse, entity: entity.name, property: relationship.name,
+                    "its inverse '\(destination.name).\(inverseName)' does not point back to it")
+            }
+        }
+    }
+
+    private func checkConstraintsAndIndexes(of entity: EntityDescription) throws {
+        let known = Set(entity.attributesByName.keys).union(entity.relationshipsByName.keys)
+        let named = entity.uniquenessConstraints.flatMap { $0 } + entity.indexes.flatMap { $0.elements.map(\.propertyName) }
+        for name in named where !known.contains(name) {
+            throw ModelError(
+                .unknownProperty, entity: entity.name, property: name,
+                "a uniqueness constraint or fetch index names a property the entity does not have")
+        }
+    }
+
+    private func checkRules(of attribute: AttributeDescription, in entity: EntityDescription) throws {
+        func fail(_ message: String) -> ModelError {
+            ModelError(.invalidValue, entity: entity.name, property: attribute.name, message)
+        }
+        let values = [("default value", attribute.defaultValue), ("minimum", attribute.minimumValue), ("maximum", attribute.maximumValue)]
+        for case (let role, let value?) in values where value.converted(to: attribute.type) == nil {
+            throw fail("its \(role) is a \(value.type.rawValue) value, not a \(attribute.type.rawValue) one")
+        }
+        if let pattern = attribute.regularExpression {
+            guard attribute.type == .string else { throw fail("a regular expression only applies to a String attribute") }
+            do {
+                _ = try NSRegularExpression(pattern: pattern)
+            } catch {
+                throw fail("its regular expression '\(pattern)' does not compile")
+            }
+        }
+    }
+}

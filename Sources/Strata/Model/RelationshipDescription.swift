@@ -1,0 +1,53 @@
+/// A relationship of an entity: to-one, to-many or ordered to-many, with its inverse and
+/// delete rule.
+public struct RelationshipDescription: Sendable, Hashable {
+    public var name: String
+    public var destinationEntityName: String
+    /// The relationship on the destination entity that points back. Strata keeps both sides
+    /// in step: setting one side updates the other.
+    public var inverseName: String?
+    public var isToMany: Bool
+    /// For a to-many relationship, whether its objects keep the order they were added in.
+    public var isOrdered: Bool
+    public var deleteRule: DeleteRule
+    /// Whether a to-one relationship may be `nil` (a to-many one empty) when saved.
+    public var isOptional: Bool
+    /// The fewest objects a to-many relationship may hold when saved; 0 for no minimum.
+    public var minCount: Int
+    /// The most objects a to-many relationship may hold when saved; 0 for no maximum.
+    public var maxCount: Int
+    public var isTransient: Bool
+    public var renamingIdentifier: String?
+    public var versionHashModifier: String?
+    public var userInfo: [String: String]
+
+    public init(
+        name: String,
+        destination: String,
+        inverse: String? = nil,
+        isToMany: Bool = false,
+        isOrdered: Bool = false,
+        deleteRule: DeleteRule = .nullify,
+        isOptional: Bool = true,
+        minCount: Int = 0,
+        maxCount: Int = 0,
+        isTransient: Bool = false,
+        renamingIdentifier: String? = nil,
+        versionHashModifier: String? = nil,
+        userInfo: [String: String] = [:]
+    ) {
+        self.name = name
+        self.destinationEntityName = destination
+        self.inverseName = inverse
+        self.isToMany = isToMany
+        self.isOrdered = isOrdered
+        self.deleteRule = deleteRule
+        self.isOptional = isOptional
+        self.minCount = minCount
+        self.maxCount = maxCount
+        self.isTransient = isTransient
+        self.renamingIdentifier = renamingIdentifier
+        self.versionHashModifier = versionHashModifier
+        self.userInfo = userInfo
+    }
+}

@@ -1,0 +1,64 @@
+/// A typed accessor for an attribute of a ``ManagedObject`` subclass.
+///
+/// ```swift
+/// final class Book: ManagedObject {
+///     @Attribute("title") var title: String
+///     @Attribute("subtitle") var subtitle: String?
+///     @Attribute("pages") var pages: Int
+/// }
+/// ```
+///
+/// The key names the attribute in the entity. Reading converts the stored value to `Value`
+/// (an `Int` reads an attribute of any integer width); writing converts it to the attribute's
+/// type. A value that does not fit (say 70,000 into an Integer 16 attribute) is kept as given
+/// and refused by validation when the context saves, with a typed error: a setter cannot throw.
+/// Reading a non-optional property that has no value yet is a programmer error: give the
+/// attribute a default value, or declare the property optional.
+@propertyWrapper
+public struct Attribute<Value: AttributeValueConvertible> {
+    public let key: String
+
+    public init(_ key: String) {
+        self.key = key
+    }
+
+    @available(*, unavailable, message: "@Attribute is only available on ManagedObject subclasses")
+    public var wrappedValue: Value {
+        get { fatalError("unavailable: the compiler rejects every use") }
+        set { fatalError("unavailable: the compiler rejects every use") }
+    }
+
+    public static subscript<Object: ManagedObject>(
+        _enclosingInstance object: Object,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+    ) -> Value {
+        get {
+            let key = object[keyPath: storageKeyPath].key
+            let index = object.attributeIndex(forKey: key, declaredIn: Object.self)
+            let stored = object.attributeValue(at: index)
+            guard let value = Value.fromAttributeValue(stored) else {
+                preconditionFailure(
+                    "\(object.entity.name).\(key) holds \(stored.map { "a \($0.type.rawValue) value" } ?? "no value"), "
+                        + "which is not a \(Value.self): give it a default value or declare the property optional")
+            }
+            return value
+        }
+        set {
+            let key = object[keyPath: storageKeyPath].key
+            let index = object.attributeIndex(forKey: key, declaredIn: Object.self)
+            let type = object.layout.attributes[index].type
+            let value = newValue.attributeValue
+            object.setAttributeValue(value.map { $0.converted(to: type) ?? $0 }, at: index)
+        }
+    }
+}
+
+extension ManagedObject {
+    func attributeIndex(forKey key: String, declaredIn type: ManagedObject.Type) -> Int {
+        guard case .attribute(let index)? = layout.slots[key] else {
+            preconditionFailure("\(type) declares @Attribute(\"\(key)\"), but entity \(entity.name) has no such attribute")
+        }
+        return index
+    }
+}

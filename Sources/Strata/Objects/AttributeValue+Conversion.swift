@@ -1,0 +1,100 @@
+import Foundation
+
+extension AttributeValue {
+    /// This value converted, without loss, to `type`; `nil` when it cannot be.
+    ///
+    /// Integers convert to any integer type they fit in, and to decimals; integers and floats
+    /// convert to floating-point types when the result is exact. Nothing else converts: a
+    /// string is never parsed into a number, nor a number formatted into a string.
+    public func converted(to type: AttributeType) -> AttributeValue? {
+        if self.type == type { return self }
+        if let integer = integerValue {
+            switch type {
+            case .integer16: return Int16(exactly: integer).map(AttributeValue.integer16)
+            case .integer32: return Int32(exactly: integer).map(AttributeValue.integer32)
+            case .integer64: return .integer64(integer)
+            case .decimal: return .decimal(Decimal(integer))
+            case .double: return Double(exactly: integer).map(AttributeValue.double)
+            case .float: return Float(exactly: integer).map(AttributeValue.float)
+            default: return nil
+            }
+        }
+        switch (self, type) {
+        case (.float(let v), .double): return .double(Double(v))
+        case (.double(let v), .float):
+            guard let narrowed = Float(exactly: v) else { return nil }
+            return .float(narrowed)
+        default: return nil
+        }
+    }
+
+    /// Makes an attribute value of `type` from a Swift value, as `setValue(_:forKey:)` receives
+    /// it; `nil` when the value is not of a type the attribute can hold.
+    static func make(from value: Any, as type: AttributeType) -> AttributeValue? {
+        if let value = value as? AttributeValue { return value.converted(to: type) }
+        switch type {
+        case .integer16, .integer32, .integer64, .decimal, .double, .float:
+            return numeric(from: value)?.converted(to: type)
+        case .string:
+            if let v = value as? String { return .string(v) }
+            if let v = value as? Substring { return .string(String(v)) }
+        case .boolean:
+            if let v = value as? Bool { return .boolean(v) }
+        case .date:
+            if let v = value as? Date { return .date(v) }
+        case .binaryData:
+            if let v = value as? Data { return .binaryData(v) }
+            if let v = value as? [UInt8] { return .binaryData(Data(v)) }
+        case .uuid:
+            if let v = value as? UUID { return .uuid(v) }
+        case .uri:
+            if let v = value as? URL { return .uri(v) }
+        case .transformable:
+            if let v = value as? Data { return .transformable(v) }
+            if let v = value as? any Encodable, let data = try? JSONEncoder.transformable.encode(v) {
+                return .transformable(data)
+            }
+        case .objectID:
+            if let v = value as? ManagedObjectID { return .objectID(v) }
+        }
+        return nil
+    }
+
+    private static func numeric(from value: Any) -> AttributeValue? {
+        switch value {
+        case let v as Int: .integer64(Int64(v))
+        case let v as Int8: .integer16(Int16(v))
+        case let v as Int16: .integer16(v)
+        case let v as Int32: .integer32(v)
+        case let v as Int64: .integer64(v)
+        case let v as UInt8: .integer16(Int16(v))
+        case let v as UInt16: .integer32(Int32(v))
+        case let v as UInt32: .integer64(Int64(v))
+        case let v as UInt: Int64(exactly: v).map(AttributeValue.integer64)
+        case let v as UInt64: Int64(exactly: v).map(AttributeValue.integer64)
+        case let v as Double: .double(v)
+        case let v as Float: .float(v)
+        case let v as Decimal: .decimal(v)
+        default: nil
+        }
+    }
+}
+
+extension JSONEncoder {
+    /// The encoder for transformable values: sorted keys, so that equal values encode equally.
+    static var transformable: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+}
+
+extension JSONDecoder {
+    /// The decoder matching ``JSONEncoder/transformable``.
+    static var transformable: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}

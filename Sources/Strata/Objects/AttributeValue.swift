@@ -1,0 +1,86 @@
+import Foundation
+
+/// A stored attribute value: one case per ``AttributeType``.
+///
+/// Rows in the store and in contexts hold attribute values in this form; typed accessors convert
+/// to and from Swift types through ``AttributeValueConvertible``.
+public enum AttributeValue: Sendable, Hashable {
+    case integer16(Int16)
+    case integer32(Int32)
+    case integer64(Int64)
+    case decimal(Decimal)
+    case double(Double)
+    case float(Float)
+    case string(String)
+    case boolean(Bool)
+    case date(Date)
+    case binaryData(Data)
+    case uuid(UUID)
+    case uri(URL)
+    /// The JSON encoding of a `Codable` value.
+    case transformable(Data)
+    case objectID(ManagedObjectID)
+
+    /// The attribute type this value belongs to.
+    public var type: AttributeType {
+        switch self {
+        case .integer16: .integer16
+        case .integer32: .integer32
+        case .integer64: .integer64
+        case .decimal: .decimal
+        case .double: .double
+        case .float: .float
+        case .string: .string
+        case .boolean: .boolean
+        case .date: .date
+        case .binaryData: .binaryData
+        case .uuid: .uuid
+        case .uri: .uri
+        case .transformable: .transformable
+        case .objectID: .objectID
+        }
+    }
+
+    /// The value as a Swift value, as `value(forKey:)` returns it.
+    public var anyValue: any Sendable {
+        switch self {
+        case .integer16(let v): v
+        case .integer32(let v): v
+        case .integer64(let v): v
+        case .decimal(let v): v
+        case .double(let v): v
+        case .float(let v): v
+        case .string(let v): v
+        case .boolean(let v): v
+        case .date(let v): v
+        case .binaryData(let v): v
+        case .uuid(let v): v
+        case .uri(let v): v
+        case .transformable(let v): v
+        case .objectID(let v): v
+        }
+    }
+
+    /// An integer value of any width, for conversions between integer types.
+    var integerValue: Int64? {
+        switch self {
+        case .integer16(let v): Int64(v)
+        case .integer32(let v): Int64(v)
+        case .integer64(let v): v
+        default: nil
+        }
+    }
+
+    /// A number of any kind as a `Double`, for comparisons with validation bounds.
+    var doubleValue: Double? {
+        switch self {
+        case .integer16(let v): Double(v)
+        case .integer32(let v): Double(v)
+        case .integer64(let v): Double(v)
+        case .decimal(let v): NSDecimalNumber(decimal: v).doubleValue
+        case .double(let v): v
+        case .float(let v): Double(v)
+        default: nil
+        }
+    }
+}

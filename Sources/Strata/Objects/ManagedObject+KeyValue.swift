@@ -1,0 +1,174 @@
+import OrderedCollections
+
+extension ManagedObject {
+    /// The value of a property by name, as Core Data's key-value coding gives it: an attribute's
+    /// Swift value (`String`, `Int32`, `Date`, …), a to-one relationship's object, a to-many
+    /// relationship's `Set<ManagedObject>` or, when ordered, `[ManagedObject]`; `nil` for no
+    /// value.
+    ///
+    /// - Throws: ``ValidationError`` with code `.unknownKey` when the entity has no such property.
+    public func value(forKey key: String) throws -> Any? {
+        switch try slot(forKey: key) {
+        case .attribute(let index):
+            return attributeValue(at: index)?.anyValue
+        case .relationship(let index):
+            let objects = relatedObjects(at: index)
+            let relationship = layout.relationships[index]
+            if !relationship.isToMany { return objects.first }
+            return relationship.isOrdered ? objects as Any : Set(objects) as Any
+        }
+    }
+
+    /// Sets a property by name, checking the value against the entity: an attribute takes a
+    /// value of its type (integers of any width that fit, for example), a to-one relationship
+    /// an object of its destination entity, a to-many one a `Set` or an array of them.
+    /// Setting a relationship updates its inverse.
+    ///
+    /// - Throws: ``ValidationError``: `.unknownKey`, `.wrongType`, or `.wrongContext` for an
+    ///   object of another context. Nothing is changed when it throws.
+    public func setValue(_ value: Any?, forKey key: String) throws {
+        switch try slot(forKey: key) {
+        case .attribute(let index):
+            let attribute = layout.attributes[index]
+            guard let value else {
+                setAttributeValue(nil, at: index)
+                return
+            }
+            guard let converted = AttributeValue.make(from: value, as: attribute.type) else {
+                throw ValidationError(
+                    .wrongType, entity: entity.name, key: key, objectID: objectID,
+                    "a \(type(of: value)) value does not fit a \(attribute.type.rawValue) attribute")
+            }
+            setAttributeValue(converted, at: index)
+        case .relationship(let index):
+            let relationship = layout.relationships[index]
+            let objects: [ManagedObject]
+            switch value {
+            case nil: objects = []
+            case let object as ManagedObject where !relationship.isToMany: objects = [object]
+            case let set as Set<ManagedObject> where relationship.isToMany: objects = Array(set)
+            case let array as [ManagedObject] where relationship.isToMany: objects = array
+            case let set as OrderedSet<ManagedObject> where relationship.isToMany: objects = Array(set)
+            default:
+                let expected = relationship.isToMany ? "a set or an array of objects" : "an object"
+                throw ValidationError(
+                    .wrongType, entity: entity.name, key: key, objectID: objectID,
+                    "the relationship takes \(expected), not a \(type(of: value!))")
+            }
+            try setRelatedObjects(objects, at: index)
+        }
+    }
+
+    /// An attribute's stored value, without conversion to a Swift type.
+    public func primitiveValue(forKey key: String) throws -> AttributeValue? {
+        guard case .attribute(let index) = try slot(forKey: key) else {
+            throw ValidationError(.wrongType, entity: entity.name, key: key, "primitive values are for attributes")
+        }
+        return attributeValue(at: index)
+    }
+
+    /// Sets an attribute's stored value, converting it losslessly to the attribute's type.
+    ///
+    /// - Throws: ``ValidationError`` when the key is unknown, not an attribute, or the value
+    ///   does not convert.
+    public func setPrimitiveValue(_ value: AttributeValue?, forKey key: String) throws {
+        try setValue(value, forKey: key)
+    }
+
+    /// The properties changed since the object was last saved or fetched, with their new
+    /// values: attributes as their Swift values, relationships as object IDs (`[ManagedObjectID]`
+    /// for to-many). A `nil` value means the property was cleared.
+    public func changedValues() -> [String: (any Sendable)?] {
+        let current = values(of: storage, keys: nil)
+        guard let snapshot else { return isInserted ? current : [:] }
+        let changed = Set(changedKeys(from: snapshot))
+        return current.filter { changed.contains($0.key) }
+    }
+
+    /// The values the store had when the object was last read or saved, for `keys` (all
+    /// properties when `nil`), in the same form as ``changedValues()``.
+    public func committedValues(forKeys keys: [String]?) -> [String: (any Sendable)?] {
+        guard let snapshot else { return [:] }
+        return values(of: snapshot, keys: keys)
+    }
+
+    // MARK: Slots
+
+    func slot(forKey key: String) throws -> EntityLayout.Slot {
+        guard let slot = layout.slots[key] else {
+            throw ValidationError(
+                .unknownKey, entity: entity.name, key: key, objectID: objectID, "the entity has no property with this name")
+        }
+        return slot
+    }
+
+    /// Loads a fault's values before they are read or written.
+    func willAccessValues() {
+        if isFault { graph?.fulfillFault(self) }
+    }
+
+    func attributeValue(at index: Int) -> AttributeValue? {
+        willAccessValues()
+        return storage.attributes[index]
+    }
+
+    func setAttributeValue(_ value: AttributeValue?, at index: Int) {
+        willAccessValues()
+        guard storage.attributes[index] != value else { return }
+        storage.attributes[index] = value
+        graph?.didChange(self)
+    }
+
+    func relatedObjects(at index: Int) -> [ManagedObject] {
+        willAccessValues()
+        guard let graph else { return [] }
+        return storage.relationships[index].objectIDs.map { graph.object(for: $0) }
+    }
+
+    func setRelatedObjects(_ objects: [ManagedObject], at index: Int) throws {
+        let relationship = layout.relationships[index]
+        for object in objects {
+            guard object.graph === graph, graph != nil else {
+                throw ValidationError(
+                    .wrongContext, entity: entity.name, key: relationship.name, objectID: objectID,
+                    "the object \(object.objectID) belongs to another context")
+            }
+            guard graph?.model.layout(for: relationship.destinationEntityName)?.hierarchyNames
+                .contains(object.entity.name) == true
+            else {
+                throw ValidationError(
+                    .wrongType, entity: entity.name, key: relationship.name, objectID: objectID,
+                    "a \(object.entity.name) object cannot be a \(relationship.destinationEntityName)")
+            }
+        }
+        graph?.setTargets(OrderedSet(objects.map(\.objectID)), of: self, at: index)
+    }
+
+    /// The names of the properties whose values differ between `snapshot` and the current ones.
+    func changedKeys(from snapshot: Row) -> [String] {
+        var keys: [String] = []
+        for (index, attribute) in layout.attributes.enumerated()
+        where storage.attributes[index] != snapshot.attributes[index] {
+            keys.append(attribute.name)
+        }
+        for (index, relationship) in layout.relationships.enumerated()
+        where storage.relationships[index] != snapshot.relationships[index] {
+            keys.append(relationship.name)
+        }
+        return keys
+    }
+
+    private func values(of row: Row, keys: [String]?) -> [String: (any Sendable)?] {
+        var values: [String: (any Sendable)?] = [:]
+        for (index, attribute) in layout.attributes.enumerated() where keys?.contains(attribute.name) ?? true {
+            values[attribute.name] = .some(row.attributes[index]?.anyValue)
+        }
+        for (index, relationship) in layout.relationships.enumerated() where keys?.contains(relationship.name) ?? true {
+            switch row.relationships[index] {
+            case .toOne(let id): values[relationship.name] = .some(id)
+            case .toMany(let ids): values[relationship.name] = .some(Array(ids))
+            }
+        }
+        return values
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// The identity of a managed object: `Sendable`, so it can cross between contexts and tasks
+/// where the object itself cannot.
+///
+/// A newly inserted object has a temporary ID until its context saves it; from then on its
+/// ID is permanent: its store's identifier, its entity, and the reference number the store
+/// gave it, which is never reused. ``uriRepresentation()`` writes a permanent ID as
+/// `x-strata://<store UUID>/<Entity>/p<reference>`; hand that URI to
+/// ``PersistentStoreCoordinator/managedObjectID(forURIRepresentation:)`` to get the ID back.
+public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
+    enum Key: Sendable, Hashable {
+        case temporary(UUID)
+        case permanent(store: String, reference: Int64)
+    }
+
+    /// The name of the object's entity (the concrete one, not an ancestor).
+    public let entityName: String
+    let key: Key
+
+    init(entityName: String, key: Key) {
+        self.entityName = entityName
+        self.key = key
+    }
+
+    static func temporary(entityName: String) -> ManagedObjectID {
+        ManagedObjectID(entityName: entityName, key: .temporary(UUID()))
+    }
+
+    /// Whether the object has not been saved yet.
+    public var isTemporaryID: Bool {
+        if case .temporary = key { return true }
+        return false
+    }
+
+    /// The identifier of the store that holds the object; `nil` for a temporary ID.
+    public var persistentStoreIdentifier: String? {
+        if case .permanent(let store, _) = key { return store }
+        return nil
+    }
+
+    /// The number the store gave the object, unique within its entity hierarchy and store;
+    /// `nil` for a temporary ID.
+    public var referenceNumber: Int64? {
+        if case .permanent(_, let reference) = key { return reference }
+        return nil
+    }
+
+    /// A URI that names the object: `x-strata://<store UUID>/<Entity>/p<reference>` for a saved
+    /// object, `x-strata:///<Entity>/t<UUID>` for a temporary one (which no coordinator resolves).
+    public func uriRepresentation() -> URL {
+        let entity = entityName.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? entityName
+        let text = switch key {
+        case .temporary(let uuid): "\(Self.scheme):///\(entity)/t\(uuid.uuidString)"
+        case .permanent(let store, let reference): "\(Self.scheme)://\(store)/\(entity)/p\(reference)"
+        }
+        guard let url = URL(string: text) else {
+            preconditionFailure("an object URI built from a UUID, a percent-encoded name and a number is a valid URL: \(text)")
+        }
+        return url
+    }
+
+    /// The URI scheme of object URIs.
+    public static let scheme = "x-strata"
+
+    public var description: String { uriRepresentation().absoluteString }
+}

@@ -1,0 +1,110 @@
+import OrderedCollections
+
+/// A typed accessor for a relationship of a ``ManagedObject`` subclass: `Author?` for to-one,
+/// `Set<Book>` for to-many, `[Chapter]` (or `OrderedSet<Chapter>`) for ordered to-many.
+///
+/// ```swift
+/// final class Author: ManagedObject {
+///     @Relationship("books") var books: Set<Book>
+/// }
+/// ```
+///
+/// Setting one side updates the inverse on the other objects. Relating objects of two
+/// different contexts is a programmer error, as in Core Data.
+@propertyWrapper
+public struct Relationship<Value: RelationshipValue> {
+    public let key: String
+
+    public init(_ key: String) {
+        self.key = key
+    }
+
+    @available(*, unavailable, message: "@Relationship is only available on ManagedObject subclasses")
+    public var wrappedValue: Value {
+        get { fatalError("unavailable: the compiler rejects every use") }
+        set { fatalError("unavailable: the compiler rejects every use") }
+    }
+
+    public static subscript<Object: ManagedObject>(
+        _enclosingInstance object: Object,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+    ) -> Value {
+        get {
+            let key = object[keyPath: storageKeyPath].key
+            let index = object.relationshipIndex(forKey: key, declaredIn: Object.self)
+            let objects = object.relatedObjects(at: index)
+            guard let value = Value(relatedObjects: objects) else {
+                preconditionFailure(
+                    "\(object.entity.name).\(key) holds objects of classes \(objects.map { type(of: $0) }), "
+                        + "not \(Value.self): register the class on the destination entity")
+            }
+            return value
+        }
+        set {
+            let key = object[keyPath: storageKeyPath].key
+            let index = object.relationshipIndex(forKey: key, declaredIn: Object.self)
+            do {
+                try object.setRelatedObjects(newValue.relatedObjects, at: index)
+            } catch {
+                preconditionFailure("\(Object.self).\(key): \(error)")
+            }
+        }
+    }
+}
+
+/// The Swift forms of a relationship's value: `T?`, `Set<T>`, `[T]` and `OrderedSet<T>` of a
+/// ``ManagedObject`` subclass `T`.
+public protocol RelationshipValue {
+    /// The value for the related objects; `nil` when they are not of the expected class.
+    init?(relatedObjects: [ManagedObject])
+    var relatedObjects: [ManagedObject] { get }
+}
+
+extension Optional: RelationshipValue where Wrapped: ManagedObject {
+    public init?(relatedObjects: [ManagedObject]) {
+        guard let first = relatedObjects.first else {
+            self = .none
+            return
+        }
+        guard let object = first as? Wrapped else { return nil }
+        self = .some(object)
+    }
+    public var relatedObjects: [ManagedObject] { map { [$0] } ?? [] }
+}
+
+extension Set: RelationshipValue where Element: ManagedObject {
+    public init?(relatedObjects: [ManagedObject]) {
+        let objects = relatedObjects.compactMap { $0 as? Element }
+        guard objects.count == relatedObjects.count else { return nil }
+        self.init(objects)
+    }
+    public var relatedObjects: [ManagedObject] { Array(self) }
+}
+
+extension Array: RelationshipValue where Element: ManagedObject {
+    public init?(relatedObjects: [ManagedObject]) {
+        let objects = relatedObjects.compactMap { $0 as? Element }
+        guard objects.count == relatedObjects.count else { return nil }
+        self = objects
+    }
+    public var relatedObjects: [ManagedObject] { self }
+}
+
+extension OrderedSet: RelationshipValue where Element: ManagedObject {
+    public init?(relatedObjects: [ManagedObject]) {
+        guard let array = [Element](relatedObjects: relatedObjects) else { return nil }
+        self.init(array)
+    }
+    public var relatedObjects: [ManagedObject] { Array(self) }
+}
+
+extension ManagedObject {
+    func relationshipIndex(forKey key: String, declaredIn type: ManagedObject.Type) -> Int {
+        guard case .relationship(let index)? = layout.slots[key] else {
+            preconditionFailure(
+                "\(type) declares @Relationship(\"\(key)\"), but entity \(entity.name) has no such relationship")
+        }
+        return index
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Synchronization
+
+/// A store of objects, added to a ``PersistentStoreCoordinator``: where saved objects live.
+///
+/// The coordinator holds every store's objects in its current generation and calls a store
+/// only to load them when the store is added and to write them when a save commits. Strata's
+/// store kinds are subclasses of this class: ``InMemoryStore`` and, for your own file formats,
+/// the atomic store.
+///
+/// Its metadata (a dictionary of ``MetadataValue``s) always holds the store's UUID under
+/// ``storeUUIDKey`` and its type under ``storeTypeKey``.
+public class PersistentStore: @unchecked Sendable {
+    // Sendable by proof, not by check (a non-final class cannot be checked): every stored
+    // property is an immutable `let` of a Sendable type, and the one mutable part, `state`,
+    // is behind a Mutex. Subclasses in Strata follow the same rule, and the coordinator calls
+    // the loading and committing methods only from its own serial queue.
+
+    /// The metadata key of the store's UUID, which object IDs and URIs carry.
+    public static let storeUUIDKey = "StoreUUID"
+    /// The metadata key of the store's type.
+    public static let storeTypeKey = "StoreType"
+
+    public let type: StoreType
+    /// The store's location; `nil` for a store with no file.
+    public let url: URL?
+    /// The model configuration whose entities the store holds; `nil` for all of them.
+    public let configurationName: String?
+    /// The options the store was added with.
+    public let options: [String: any Sendable]
+
+    private struct State {
+        var metadata: [String: MetadataValue]
+        /// Root entity name → the next reference number to hand out in that hierarchy.
+        var nextReference: [String: Int64] = [:]
+    }
+    private let state: Mutex<State>
+
+    /// Makes a store; the coordinator calls this when a store is added.
+    ///
+    /// - Parameters:
+    ///   - type: The store's type.
+    ///   - configurationName: The model configuration it holds, or `nil` for all entities.
+    ///   - url: Its location, or `nil`.
+    ///   - options: The options it was added with.
+    init(type: StoreType, configurationName: String?, url: URL?, options: [String: any Sendable]) {
+        self.type = type
+        self.url = url
+        self.configurationName = configurationName
+        self.options = options
+        state = Mutex(
+            State(metadata: [
+                Self.storeUUIDKey: .string(UUID().uuidString),
+                Self.storeTypeKey: .string(type.rawValue),
+            ]))
+    }
+
+    /// The store's unique identifier: its UUID, which object IDs and URIs carry.
+    public var identifier: String {
+        metadata[Self.storeUUIDKey]?.stringValue ?? ""
+    }
+
+    /// The store's metadata. Setting it keeps the store's UUID and type whatever the new value
+    /// says; a file store writes it with its next save.
+    public var metadata: [String: MetadataValue] {
+        get { state.withLock { $0.metadata } }
+        set {
+            state.withLock { state in
+                var metadata = newValue
+                metadata[Self.storeUUIDKey] = state.metadata[Self.storeUUIDKey]
+                metadata[Self.storeTypeKey] = state.metadata[Self.storeTypeKey]
+                state.metadata = metadata
+            }
+        }
+    }
+
+    /// Whether saves into the store are refused.
+    public var isReadOnly: Bool {
+        (options[PersistentStoreOption.readOnly] as? Bool) ?? false
+    }
+
+    /// Hands out `count` new reference numbers for objects of the hierarchy rooted at
+    /// `rootEntity`. Numbers start at 1 and are never handed out twice.
+    func newReferenceNumbers(rootEntity: String, count: Int) -> ClosedRange<Int64> {
+        state.withLock { state in
+            let first = state.nextReference[rootEntity] ?? 1
+            state.nextReference[rootEntity] = first + Int64(count)
+            return first...(first + Int64(count) - 1)
+        }
+    }
+
+    // MARK: Called by the coordinator, on its queue
+
+    /// Reads the store's objects into tables, entity name → rows. The base store is empty.
+    func loadTables(model: ManagedObjectModel) throws -> [String: Generation.Table] {
+        [:]
+    }
+
+    /// Makes a commit durable: `changes` are what changed, `tables` the store's objects after
+    /// the commit. Throwing refuses the commit, which then changes nothing. The base store
+    /// keeps nothing beyond the coordinator's generations, so it has nothing to write.
+    func commit(_ changes: ChangeSet, tables: [String: Generation.Table]) throws {}
+
+    /// The store is leaving its coordinator.
+    func didRemove() {}
+}

@@ -1,0 +1,17 @@
+/// The name of a kind of persistent store, as given to
+/// ``PersistentStoreCoordinator/addPersistentStore(type:configuration:at:options:)``.
+///
+/// Register your own store class for a type of your own with
+/// ``PersistentStoreCoordinator/registerStoreClass(_:forStoreType:)``.
+public struct StoreType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    /// A store that keeps its objects in memory only, for the life of its coordinator.
+    public static let inMemory = StoreType(rawValue: "InMemory")
+
+    public var description: String { rawValue }
+}
