@@ -40,6 +40,20 @@ final class DispatchQueueExecutor: SerialExecutor {
         dispatchPrecondition(condition: .onQueue(queue))
     }
 
+    /// Marks the main queue, so that code can tell whether it runs on it. `Thread.isMainThread`
+    /// cannot: under `dispatch_main()` (an async `main` on Linux) worker threads drain the
+    /// main queue while the main thread sleeps.
+    private static let mainQueueKey: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+
+    /// True when the calling code runs on the main queue.
+    static var isOnMainQueue: Bool {
+        DispatchQueue.getSpecific(key: mainQueueKey) == true
+    }
+
     /// Runs `body` on the queue and waits for it; runs it in place when already on the queue,
     /// so that nested synchronous entry does not deadlock.
     func runSynchronously<T>(_ body: () throws -> T) rethrows -> T {

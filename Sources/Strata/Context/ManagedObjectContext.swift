@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 import OrderedCollections
 
 /// A scratch pad of managed objects: where objects are fetched, inserted, changed and deleted,
@@ -22,6 +21,11 @@ import OrderedCollections
 ///
 /// Managed objects are not `Sendable`, so the compiler keeps them inside their context; pass
 /// ``ManagedObjectID``s between contexts.
+///
+/// A context reads one generation of the store at a time: the one that was current at its
+/// first read. Other contexts' saves become visible when it saves, ``refresh(_:mergeChanges:)``es
+/// or ``reset()``s, so that a long read never sees half of a save (Core Data's query
+/// generations, here for every store).
 public actor ManagedObjectContext {
     /// The kinds of executor a context runs on.
     public enum ConcurrencyType: Sendable, Hashable {
@@ -40,7 +44,8 @@ public actor ManagedObjectContext {
     /// A name for the context, for logs and debugging.
     public var name: String?
 
-    /// Makes a context on `coordinator`, pinned to its latest generation.
+    /// Makes a context on `coordinator`. Its first read pins the coordinator's latest
+    /// generation: from then on it reads that snapshot until it saves, refreshes or resets.
     public init(concurrencyType: ConcurrencyType, persistentStoreCoordinator coordinator: PersistentStoreCoordinator) {
         self.concurrencyType = concurrencyType
         persistentStoreCoordinator = coordinator
@@ -57,8 +62,9 @@ public actor ManagedObjectContext {
     /// Runs `body` on the context's executor, and returns its result.
     ///
     /// The closure receives the context isolated, so it can use the context and its objects
-    /// synchronously; objects cannot leave it, as they are not `Sendable`.
-    public func perform<T: Sendable>(_ body: sending (isolated ManagedObjectContext) throws -> T) async rethrows -> T {
+    /// synchronously; objects cannot leave it, as they are not `Sendable`, and it is
+    /// `@Sendable` so that it cannot capture another context's objects either.
+    public func perform<T: Sendable>(_ body: @Sendable (isolated ManagedObjectContext) throws -> T) async rethrows -> T {
         try body(self)
     }
 
@@ -75,7 +81,7 @@ public actor ManagedObjectContext {
         if let queueExecutor {
             return try queueExecutor.runSynchronously { try self.assumeIsolated { try body($0) } }
         }
-        if Thread.isMainThread {
+        if DispatchQueueExecutor.isOnMainQueue {
             return try assumeIsolated { try body($0) }
         }
         return try DispatchQueue.main.sync { try self.assumeIsolated { try body($0) } }

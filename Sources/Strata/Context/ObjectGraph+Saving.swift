@@ -125,7 +125,7 @@ extension ObjectGraph {
         propagatedDeletes.removeAll()
     }
 
-    /// Lets every object go and moves to the latest generation.
+    /// Lets every object go; the next read pins the latest generation.
     func reset() {
         for object in Array(registered.values) + inserted.values { unregister(object) }
         registered.removeAll()
@@ -133,7 +133,7 @@ extension ObjectGraph {
         updated.removeAll()
         deleted.removeAll()
         propagatedDeletes.removeAll()
-        generation = coordinator.currentGeneration
+        unpinGeneration()
     }
 
     /// Moves to the latest generation and reloads `object` from it. With `mergeChanges`, the

@@ -8,9 +8,19 @@ final class ObjectGraph {
     unowned(safe) var context: ManagedObjectContext?
     let coordinator: PersistentStoreCoordinator
     let model: ManagedObjectModel
-    /// The generation fetches and faults read; it moves on when the context saves, refreshes
-    /// or resets.
-    var generation: Generation
+    /// The generation fetches and faults read. The context pins it at its first read, and
+    /// moves on when it saves, refreshes or resets, so that a long read never sees half of
+    /// another context's save.
+    var generation: Generation {
+        get {
+            if let pinned { return pinned }
+            let latest = coordinator.currentGeneration
+            pinned = latest
+            return latest
+        }
+        set { pinned = newValue }
+    }
+    private var pinned: Generation?
     let logger = Logger(label: "strata.context")
 
     /// One object per ID, as long as the context keeps it.
@@ -24,7 +34,6 @@ final class ObjectGraph {
     init(coordinator: PersistentStoreCoordinator) {
         self.coordinator = coordinator
         model = coordinator.managedObjectModel
-        generation = coordinator.currentGeneration
     }
 
     var hasChanges: Bool {
@@ -99,6 +108,11 @@ final class ObjectGraph {
     }
 
     /// Lets an object go: it no longer belongs to the context.
+    /// Lets the next read pin the latest generation.
+    func unpinGeneration() {
+        pinned = nil
+    }
+
     func unregister(_ object: ManagedObject) {
         let key = ObjectIdentifier(object)
         registered[object.objectID] = nil

@@ -81,7 +81,7 @@ public final class PersistentContainer: Sendable {
 
     /// Runs `body` on a new private-queue context and returns its result.
     public func performBackgroundTask<T: Sendable>(
-        _ body: sending (isolated ManagedObjectContext) throws -> T
+        _ body: @Sendable (isolated ManagedObjectContext) throws -> T
     ) async rethrows -> T {
         try await newBackgroundContext().perform(body)
     }

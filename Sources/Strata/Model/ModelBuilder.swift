@@ -9,19 +9,44 @@ public enum ModelBuilder {
     public static func buildArray(_ parts: [[EntityDescription]]) -> [EntityDescription] { parts.flatMap { $0 } }
 }
 
-/// Builds an entity's properties, constraints and indexes from ``EntityComponent`` lines.
+/// Builds an entity from its attributes, relationships, uniqueness constraints and indexes.
 @resultBuilder
 public enum EntityBuilder {
-    public static func buildExpression(_ component: EntityComponent) -> [EntityComponent] { [component] }
-    public static func buildBlock(_ parts: [EntityComponent]...) -> [EntityComponent] { parts.flatMap { $0 } }
-    public static func buildOptional(_ part: [EntityComponent]?) -> [EntityComponent] { part ?? [] }
-    public static func buildEither(first: [EntityComponent]) -> [EntityComponent] { first }
-    public static func buildEither(second: [EntityComponent]) -> [EntityComponent] { second }
-    public static func buildArray(_ parts: [[EntityComponent]]) -> [EntityComponent] { parts.flatMap { $0 } }
+    /// One line of an entity.
+    public enum Component: Sendable {
+        case attribute(AttributeDescription)
+        case relationship(RelationshipDescription)
+        case uniquenessConstraint([String])
+        case index(FetchIndexDescription)
+    }
+
+    public static func buildExpression(_ attribute: AttributeDescription) -> [Component] { [.attribute(attribute)] }
+    public static func buildExpression(_ relationship: RelationshipDescription) -> [Component] {
+        [.relationship(relationship)]
+    }
+    public static func buildExpression(_ constraint: UniquenessConstraint) -> [Component] {
+        [.uniquenessConstraint(constraint.propertyNames)]
+    }
+    public static func buildExpression(_ index: FetchIndexDescription) -> [Component] { [.index(index)] }
+    public static func buildBlock(_ parts: [Component]...) -> [Component] { parts.flatMap { $0 } }
+    public static func buildOptional(_ part: [Component]?) -> [Component] { part ?? [] }
+    public static func buildEither(first: [Component]) -> [Component] { first }
+    public static func buildEither(second: [Component]) -> [Component] { second }
+    public static func buildArray(_ parts: [[Component]]) -> [Component] { parts.flatMap { $0 } }
 }
 
 extension EntityDescription {
-    /// An entity written with the model DSL.
+    /// An entity written with the model DSL:
+    ///
+    /// ```swift
+    /// EntityDescription("Book", class: Book.self) {
+    ///     AttributeDescription("title", .string)
+    ///     AttributeDescription("pages", .integer32, defaultValue: 0)
+    ///     RelationshipDescription("author", toOne: "Author", inverse: "books")
+    ///     UniquenessConstraint("title")
+    ///     FetchIndexDescription("byTitle", "title")
+    /// }
+    /// ```
     ///
     /// - Parameters:
     ///   - name: The entity's name.
@@ -34,7 +59,7 @@ extension EntityDescription {
         class managedObjectClass: ManagedObject.Type = ManagedObject.self,
         superentity: String? = nil,
         isAbstract: Bool = false,
-        @EntityBuilder _ components: () -> [EntityComponent] = { [] }
+        @EntityBuilder _ components: () -> [EntityBuilder.Component] = { [] }
     ) {
         self.init(name: name, managedObjectClass: managedObjectClass, superentity: superentity, isAbstract: isAbstract)
         for component in components() {
@@ -48,18 +73,55 @@ extension EntityDescription {
     }
 }
 
+extension AttributeDescription {
+    /// An attribute, for the model DSL; required unless `optional` is true.
+    public init(
+        _ name: String, _ type: AttributeType, optional: Bool = false, transient: Bool = false,
+        defaultValue: AttributeValue? = nil
+    ) {
+        self.init(name: name, type: type, isOptional: optional, isTransient: transient, defaultValue: defaultValue)
+    }
+}
+
+extension RelationshipDescription {
+    /// A to-one relationship, for the model DSL.
+    public init(
+        _ name: String, toOne destination: String, inverse: String? = nil, deleteRule: DeleteRule = .nullify,
+        optional: Bool = true
+    ) {
+        self.init(name: name, destination: destination, inverse: inverse, deleteRule: deleteRule, isOptional: optional)
+    }
+
+    /// A to-many relationship, for the model DSL; ordered when `ordered` is true.
+    public init(
+        _ name: String, toMany destination: String, inverse: String? = nil, deleteRule: DeleteRule = .nullify,
+        ordered: Bool = false, minCount: Int = 0, maxCount: Int = 0
+    ) {
+        self.init(
+            name: name, destination: destination, inverse: inverse, isToMany: true, isOrdered: ordered,
+            deleteRule: deleteRule, minCount: minCount, maxCount: maxCount)
+    }
+}
+
+extension FetchIndexDescription {
+    /// An index over one or more properties, ascending, for the model DSL.
+    public init(_ name: String, _ propertyNames: String...) {
+        self.init(name: name, elements: propertyNames.map { Element($0) })
+    }
+}
+
 extension ManagedObjectModel {
     /// A model written with the DSL:
     ///
     /// ```swift
     /// let model = try ManagedObjectModel {
     ///     EntityDescription("Author", class: Author.self) {
-    ///         .attribute("name", .string)
-    ///         .toMany("books", "Book", inverse: "author", deleteRule: .cascade)
+    ///         AttributeDescription("name", .string)
+    ///         RelationshipDescription("books", toMany: "Book", inverse: "author", deleteRule: .cascade)
     ///     }
     ///     EntityDescription("Book", class: Book.self) {
-    ///         .attribute("title", .string)
-    ///         .toOne("author", "Author", inverse: "books")
+    ///         AttributeDescription("title", .string)
+    ///         RelationshipDescription("author", toOne: "Author", inverse: "books")
     ///     }
     /// }
     /// ```

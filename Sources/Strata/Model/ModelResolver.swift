@@ -18,6 +18,9 @@ struct ModelResolver {
         }
         var resolved: [EntityDescription] = []
         for var entity in declared {
+            for index in entity.attributes.indices {
+                try normalizeValues(of: &entity.attributes[index], in: entity)
+            }
             let ancestors = try ancestors(of: entity)
             for ancestor in ancestors.reversed() {
                 entity.inheritedAttributes += ancestor.attributes
@@ -31,9 +34,6 @@ struct ModelResolver {
         for entity in resolved {
             try checkRelationships(of: entity, in: resolvedByName)
             try checkConstraintsAndIndexes(of: entity)
-            for attribute in entity.attributes {
-                try checkRules(of: attribute, in: entity)
-            }
         }
         return resolved
     }
@@ -110,16 +110,25 @@ struct ModelResolver {
         }
     }
 
-    private func checkRules(of attribute: AttributeDescription, in entity: EntityDescription) throws {
+    /// Converts the default value and bounds to the attribute's type (a literal `0` to
+    /// Integer 16, say), refusing any that do not convert, and checks its pattern compiles.
+    private func normalizeValues(of attribute: inout AttributeDescription, in entity: EntityDescription) throws {
         func fail(_ message: String) -> ModelError {
             ModelError(.invalidValue, entity: entity.name, property: attribute.name, message)
         }
-        let values = [("default value", attribute.defaultValue), ("minimum", attribute.minimumValue), ("maximum", attribute.maximumValue)]
-        for case (let role, let value?) in values where value.converted(to: attribute.type) == nil {
-            throw fail("its \(role) is a \(value.type.rawValue) value, not a \(attribute.type.rawValue) one")
+        let type = attribute.type
+        func normalized(_ value: AttributeValue?, _ role: String) throws -> AttributeValue? {
+            guard let value else { return nil }
+            guard let converted = value.converted(to: type) else {
+                throw fail("its \(role) is a \(value.type.rawValue) value, not a \(type.rawValue) one")
+            }
+            return converted
         }
+        attribute.defaultValue = try normalized(attribute.defaultValue, "default value")
+        attribute.minimumValue = try normalized(attribute.minimumValue, "minimum")
+        attribute.maximumValue = try normalized(attribute.maximumValue, "maximum")
         if let pattern = attribute.regularExpression {
-            guard attribute.type == .string else { throw fail("a regular expression only applies to a String attribute") }
+            guard type == .string else { throw fail("a regular expression only applies to a String attribute") }
             do {
                 _ = try NSRegularExpression(pattern: pattern)
             } catch {

@@ -1,0 +1,97 @@
+import Foundation
+import Strata
+import Testing
+
+@Suite struct ObjectIDTests {
+    @Test func temporaryIDsBecomePermanentWhenSaved() async throws {
+        let coordinator = try await makeCoordinator(libraryModel())
+        let store = try #require(coordinator.persistentStores.first)
+        try await backgroundContext(coordinator).perform { context in
+            let author = try Author(context: context)
+            author.name = "Austen"
+            let book = try Book(context: context)
+            book.title = "Emma"
+            book.author = author
+            let temporary = author.objectID
+            #expect(temporary.isTemporaryID)
+            #expect(temporary.persistentStoreIdentifier == nil)
+            #expect(temporary.uriRepresentation().absoluteString.hasPrefix("x-strata:///Author/t"))
+
+            try context.save()
+            #expect(!author.objectID.isTemporaryID)
+            #expect(author.objectID.persistentStoreIdentifier == store.identifier)
+            #expect(author.objectID.referenceNumber == 1)
+            #expect(context.registeredObject(for: author.objectID) === author)
+            #expect(context.registeredObject(for: temporary) == nil)
+            #expect(book.author === author, "relationships follow the new IDs")
+            #expect(book.committedValues(forKeys: ["author"])["author"] as? ManagedObjectID == author.objectID)
+        }
+    }
+
+    @Test func urisResolveToTheSameObject() async throws {
+        let coordinator = try await makeCoordinator(libraryModel())
+        let store = try #require(coordinator.persistentStores.first)
+        let uri = try await backgroundContext(coordinator).perform { context in
+            let author = try Author(context: context)
+            author.name = "Eliot"
+            try context.save()
+            return author.objectID.uriRepresentation()
+        }
+        #expect(uri.absoluteString == "x-strata://\(store.identifier)/Author/p1")
+        let id = try #require(coordinator.managedObjectID(forURIRepresentation: uri))
+        let name = try await backgroundContext(coordinator).perform { context in
+            try #require(try context.existingObject(with: id) as? Author).name
+        }
+        #expect(name == "Eliot")
+    }
+
+    @Test(arguments: [
+        "x-strata:///Author/t6F9619FF-8B86-D011-B42D-00C04FC964FF",
+        "x-strata://00000000-0000-0000-0000-000000000000/Author/p1",
+        "x-strata://STORE/Writer/p1",
+        "x-strata://STORE/Author/p0",
+        "x-strata://STORE/Author/pabc",
+        "x-strata://STORE/Author",
+        "x-coredata://STORE/Author/p1",
+    ])
+    func malformedOrForeignURIsResolveToNothing(_ text: String) async throws {
+        let coordinator = try await makeCoordinator(libraryModel())
+        let store = try #require(coordinator.persistentStores.first)
+        let uri = try #require(URL(string: text.replacingOccurrences(of: "STORE", with: store.identifier)))
+        #expect(coordinator.managedObjectID(forURIRepresentation: uri) == nil)
+    }
+
+    @Test func referenceNumbersAreNeverReused() async throws {
+        let coordinator = try await makeCoordinator(libraryModel())
+        let numbers = try await backgroundContext(coordinator).perform { context in
+            var numbers: [Int64] = []
+            for _ in 0..<3 {
+                let tag = try Tag(context: context)
+                tag.label = "t"
+                try context.save()
+                numbers.append(try #require(tag.objectID.referenceNumber))
+                context.delete(tag)
+                try context.save()
+            }
+            return numbers
+        }
+        #expect(numbers == [1, 2, 3])
+    }
+
+    @Test func aMissingObjectIsATypedError() async throws {
+        let coordinator = try await makeCoordinator(libraryModel())
+        let id = try await backgroundContext(coordinator).perform { context in
+            let tag = try Tag(context: context)
+            tag.label = "gone"
+            try context.save()
+            let id = tag.objectID
+            context.delete(tag)
+            try context.save()
+            return id
+        }
+        let error = await backgroundContext(coordinator).perform { context in
+            #expect(throws: PersistenceError.self) { try context.existingObject(with: id) }
+        }
+        #expect(error?.code == .objectNotFound)
+    }
+}
