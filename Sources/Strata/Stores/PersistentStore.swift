@@ -104,3 +104,9 @@ public class PersistentStore: @unchecked Sendable {
     /// The store is leaving its coordinator.
     func didRemove() {}
 }
+
+extension PersistentStore: CustomStringConvertible {
+    public var description: String {
+        "\(type) store \(identifier)\(url.map { " at \($0.path)" } ?? "")"
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Synchronization
+import Strata
+import Testing
+
+@Suite struct PersistentContainerTests {
+    @Test func aContainerRunsTheWholeStack() async throws {
+        let container = PersistentContainer(name: "Library", managedObjectModel: try libraryModel())
+        let stores = try await container.loadPersistentStores()
+        #expect(stores.count == 1)
+        #expect(stores.first?.type == .inMemory)
+        #expect(container.persistentStoreCoordinator.persistentStores.count == 1)
+
+        let id = try await container.performBackgroundTask { context in
+            let author = try Author(context: context)
+            author.name = "Austen"
+            try context.save()
+            return author.objectID
+        }
+        let name = try await container.viewContext.perform { context in
+            try #require(try context.existingObject(with: id) as? Author).name
+        }
+        #expect(name == "Austen")
+        #expect(container.viewContext.concurrencyType == .mainQueue)
+        #expect(container.newBackgroundContext().concurrencyType == .privateQueue)
+    }
+
+    @Test func theCompletionHandlerFormReportsEachStore() async throws {
+        let container = PersistentContainer(name: "Library", managedObjectModel: try libraryModel())
+        var unknown = PersistentStoreDescription(type: StoreType(rawValue: "Nonesuch"))
+        unknown.isReadOnly = true
+        container.persistentStoreDescriptions.append(unknown)
+        let results = await withCheckedContinuation { continuation in
+            let collected = Collected()
+            container.loadPersistentStores { description, error in
+                if collected.add("\(description.type): \(error.map { "\($0)" } ?? "ok")") == 2 {
+                    continuation.resume(returning: collected.all)
+                }
+            }
+        }
+        #expect(results == ["InMemory: ok", "Nonesuch: no store class is registered for the store type 'Nonesuch'"])
+    }
+
+    @Test func storesCanBeRemoved() async throws {
+        let coordinator = try await makeCoordinator(libraryModel())
+        let store = try #require(coordinator.persistentStores.first)
+        try await coordinator.removePersistentStore(store)
+        #expect(coordinator.persistentStores.isEmpty)
+        let again = await #expect(throws: PersistenceError.self) { try await coordinator.removePersistentStore(store) }
+        #expect(again?.code == .storeNotFound)
+        let error = try await backgroundContext(coordinator).perform { context in
+            let tag = try Tag(context: context)
+            tag.label = "nowhere"
+            return #expect(throws: PersistenceError.self) { try context.save() }
+        }
+        #expect(error?.code == .noPersistentStore)
+    }
+
+    @Test func metadataKeepsTheStoreIdentity() async throws {
+        let coordinator = try await makeCoordinator(libraryModel())
+        let store = try #require(coordinator.persistentStores.first)
+        let uuid = store.identifier
+        #expect(UUID(uuidString: uuid) != nil)
+        store.metadata = ["Owner": .string("tests")]
+        #expect(store.metadata["Owner"] == .string("tests"))
+        #expect(store.metadata[PersistentStore.storeUUIDKey] == .string(uuid))
+        #expect(store.metadata[PersistentStore.storeTypeKey] == .string("InMemory"))
+    }
+
+    @Test func theDefaultDirectoryFollowsXDG() {
+        let url = PersistentContainer.defaultDirectoryURL()
+        if let xdg = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            #expect(url.path == URL(fileURLWithPath: xdg).path)
+        } else {
+            #expect(url.path.hasSuffix("/.local/share"))
+        }
+    }
+}
+
+/// Collects results from concurrent callbacks.
+final class Collected: Sendable {
+    private let items = Mutex<[String]>([])
+
+    func add(_ item: String) -> Int {
+        items.withLock { $0.append(item); return $0.count }
+    }
+
+    var all: [String] { items.withLock { $0 } }
+}
