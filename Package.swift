@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Strata", targets: ["Strata"]),
+        .executable(name: "strata", targets: ["StrataCLI"]),
         .executable(name: "strata-demo", targets: ["LibraryDemo"]),
     ],
     dependencies: [
@@ -13,6 +14,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         // Library code logs, never prints.
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        // SHA-256 for model version hashes, the same on every platform.
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        // The strata command-line tool.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
     ],
     targets: [
         .target(
@@ -21,6 +26,14 @@ let package = Package(
                 .product(name: "HashTreeCollections", package: "swift-collections"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .executableTarget(
+            name: "StrataCLI",
+            dependencies: [
+                "Strata",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(

@@ -7,7 +7,7 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case conflict, objectNotFound, noPersistentStore, storeNotFound, unknownStoreType
-            case storeAlreadyAdded, unknownEntity
+            case storeAlreadyAdded, unknownEntity, incompatibleStore, storeFromNewerModel
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -27,6 +27,10 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
         public static let storeAlreadyAdded = Code(.storeAlreadyAdded)
         /// The model has no entity with this name.
         public static let unknownEntity = Code(.unknownEntity)
+        /// The store was written by another model (version): its entity hashes differ.
+        public static let incompatibleStore = Code(.incompatibleStore)
+        /// The store was written by a later version of the model than any this program knows.
+        public static let storeFromNewerModel = Code(.storeFromNewerModel)
 
         public var description: String { base.rawValue }
     }

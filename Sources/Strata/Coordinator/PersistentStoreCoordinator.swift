@@ -68,6 +68,7 @@ public actor PersistentStoreCoordinator {
             throw PersistenceError(.storeAlreadyAdded, "a store at \(url.path) is already part of the coordinator")
         }
         let store = try Self.makeStore(type: type, configuration: configuration, url: url, options: options)
+        try checkCompatibility(of: store)
         let tables = try store.loadTables(model: managedObjectModel)
         published.withLock { state in
             var stores = state.generation.stores
@@ -77,6 +78,23 @@ public actor PersistentStoreCoordinator {
         }
         logger.debug("added store", metadata: ["type": "\(type)", "store": "\(store.identifier)"])
         return store
+    }
+
+    /// Records the model's version hashes in a new store's metadata, and refuses a store that
+    /// another model (version) wrote.
+    private func checkCompatibility(of store: PersistentStore) throws {
+        let metadata = store.metadata
+        guard metadata[PersistentStore.modelVersionHashesKey] != nil else {
+            store.metadata = metadata.merging(managedObjectModel.storeMetadata(forConfigurationName: store.configurationName)) { $1 }
+            return
+        }
+        let differences = managedObjectModel.incompatibleEntities(inConfiguration: store.configurationName, storeMetadata: metadata)
+        guard differences.isEmpty else {
+            throw PersistenceError(
+                .incompatibleStore,
+                "the store \(store.url?.path ?? store.identifier) was written by another version of the model; "
+                    + "entities that differ: \(differences.joined(separator: ", "))")
+        }
     }
 
     /// Adds the store a description describes, and calls `completionHandler` with the

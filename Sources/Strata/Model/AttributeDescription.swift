@@ -27,6 +27,24 @@ public struct AttributeDescription: Sendable, Hashable {
     public var versionHashModifier: String?
     public var userInfo: [String: String]
 
+    // What Xcode records for code generation and storage hints. Strata keeps them so that a
+    // model read from an `.xcdatamodel` writes back the same; none changes a version hash.
+
+    /// Whether generated code uses a scalar Swift type (`Int32` rather than `NSNumber`).
+    public var usesScalarValueType = false
+    /// Core Data's hint to store large binary values in separate files.
+    public var allowsExternalBinaryDataStorage = false
+    /// The value transformer of a transformable attribute, by name.
+    public var valueTransformerName: String?
+    /// The class of a transformable attribute's values, by name (Xcode's `customClassName`).
+    public var attributeValueClassName: String?
+    /// The single-property index of models older than fetch indexes (`indexed="YES"`).
+    public var isIndexed = false
+    /// The expression a derived attribute is computed from.
+    public var derivationExpression: String?
+    /// Whether persistent history keeps the value of deleted objects.
+    public var preservesValueInHistoryOnDeletion = false
+
     public init(
         name: String,
         type: AttributeType,

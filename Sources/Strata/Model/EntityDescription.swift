@@ -1,3 +1,5 @@
+import Foundation
+
 /// An entity: a kind of managed object, with its attributes, relationships, place in an
 /// inheritance hierarchy, uniqueness constraints and fetch indexes.
 ///
@@ -31,12 +33,18 @@ public struct EntityDescription: Sendable, Hashable {
     /// Folded into the version hash, to mark a change the hash would not otherwise see.
     public var versionHashModifier: String?
     public var userInfo: [String: String]
+    /// Properties whose values are the results of a fetch (Core Data's fetched properties).
+    public var fetchedProperties: [FetchedPropertyDescription] = []
+    /// How Xcode generates the entity's class (`class`, `category`), as the model file says.
+    public var codeGenerationType: String?
 
     /// The names of the entities that inherit directly from this one, set by the model.
     public internal(set) var subentityNames: [String] = []
     /// What the entity inherits from its ancestors, set by the model.
     var inheritedAttributes: [AttributeDescription] = []
     var inheritedRelationships: [RelationshipDescription] = []
+    /// The entity's version hash, set by the model (see ``versionHash``).
+    var resolvedVersionHash: Data?
     private var classReference: ClassReference
 
     public init(
@@ -66,6 +74,10 @@ public struct EntityDescription: Sendable, Hashable {
         self.versionHashModifier = versionHashModifier
         self.userInfo = userInfo
     }
+
+    /// The entity's version hash: SHA-256 over what decides how its objects are stored (see
+    /// ``ManagedObjectModel/entityVersionHashesByName``). Empty until the entity is part of a model.
+    public var versionHash: Data { resolvedVersionHash ?? Data() }
 
     /// Every attribute of the entity, inherited ones included, by name.
     public var attributesByName: [String: AttributeDescription] {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The schema of an object graph: its entities, their properties and how they relate.
 ///
 /// A model is a value, checked when it is made: ``init(entities:versionIdentifiers:)`` throws a
@@ -16,8 +18,16 @@ public struct ManagedObjectModel: Sendable, Hashable {
     ///   - versionIdentifiers: The model version's identifiers (Xcode's
     ///     `userDefinedModelVersionIdentifier`); they play no part in compatibility.
     /// - Throws: ``ModelError`` naming the entity and property at fault.
-    public init(entities: [EntityDescription], versionIdentifiers: Set<String> = []) throws {
-        storage = try Storage(entities: entities, versionIdentifiers: versionIdentifiers)
+    ///   - configurations: Named subsets of the entities (configuration name → entity names),
+    ///     for coordinators whose stores each hold some of the entities.
+    ///   - fetchRequestTemplates: Named fetch requests stored with the model.
+    public init(
+        entities: [EntityDescription], versionIdentifiers: Set<String> = [], configurations: [String: [String]] = [:],
+        fetchRequestTemplates: [FetchRequestTemplate] = []
+    ) throws {
+        storage = try Storage(
+            entities: entities, versionIdentifiers: versionIdentifiers, configurations: configurations,
+            fetchRequestTemplates: fetchRequestTemplates)
     }
 
     /// The entities, in the order they were given, with inheritance resolved.
@@ -25,10 +35,36 @@ public struct ManagedObjectModel: Sendable, Hashable {
     /// The entities by name.
     public var entitiesByName: [String: EntityDescription] { storage.layouts.mapValues(\.entity) }
     public var versionIdentifiers: Set<String> { storage.versionIdentifiers }
+    /// Named subsets of the entities: configuration name → entity names.
+    public var configurations: [String: [String]] { storage.configurations }
+    public var fetchRequestTemplates: [FetchRequestTemplate] { storage.fetchRequestTemplates }
+
+    /// Each entity's version hash, by entity name: what a store records to tell which model
+    /// version wrote it.
+    public var entityVersionHashesByName: [String: Data] { storage.versionHashes }
+
+    /// The entities of a configuration; every entity for `nil`.
+    public func entities(forConfigurationName name: String?) -> [EntityDescription] {
+        guard let name, let members = configurations[name] else { return entities }
+        let names = Set(members)
+        return entities.filter { names.contains($0.name) }
+    }
 
     /// The entity named `name`, if the model has it.
     public func entity(named name: String) -> EntityDescription? {
         storage.layouts[name]?.entity
+    }
+
+    /// For a model from a ``ModelBundle``: the names of the bundle's versions up to this one.
+    var versionHistory: [String] { storage.versionHistory }
+
+    /// The same model, as a version of a bundle whose versions up to it are `history`.
+    func withVersionHistory(_ history: [String]) -> ManagedObjectModel {
+        ManagedObjectModel(storage: storage.withVersionHistory(history))
+    }
+
+    private init(storage: Storage) {
+        self.storage = storage
     }
 
     /// The storage layout of the entity named `name`.
@@ -38,7 +74,8 @@ public struct ManagedObjectModel: Sendable, Hashable {
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.storage === rhs.storage
-            || (lhs.entities == rhs.entities && lhs.versionIdentifiers == rhs.versionIdentifiers)
+            || (lhs.entities == rhs.entities && lhs.versionIdentifiers == rhs.versionIdentifiers
+                && lhs.configurations == rhs.configurations && lhs.fetchRequestTemplates == rhs.fetchRequestTemplates)
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -53,11 +90,22 @@ extension ManagedObjectModel {
         let entities: [EntityDescription]
         let layouts: [String: EntityLayout]
         let versionIdentifiers: Set<String>
+        let configurations: [String: [String]]
+        let fetchRequestTemplates: [FetchRequestTemplate]
+        let versionHashes: [String: Data]
+        let versionHistory: [String]
 
-        init(entities declared: [EntityDescription], versionIdentifiers: Set<String>) throws {
+        init(
+            entities declared: [EntityDescription], versionIdentifiers: Set<String>, configurations: [String: [String]],
+            fetchRequestTemplates: [FetchRequestTemplate]
+        ) throws {
             var resolver = ModelResolver(entities: declared)
             let resolved = try resolver.resolve()
+            try resolver.checkConfigurations(configurations, templates: fetchRequestTemplates)
             entities = resolved
+            versionHashes = resolver.versionHashes
+            self.configurations = configurations
+            self.fetchRequestTemplates = fetchRequestTemplates
             var layouts: [String: EntityLayout] = [:]
             let byName = Dictionary(uniqueKeysWithValues: resolved.map { ($0.name, $0) })
             for entity in resolved {
@@ -65,6 +113,21 @@ extension ManagedObjectModel {
             }
             self.layouts = layouts
             self.versionIdentifiers = versionIdentifiers
+            versionHistory = []
+        }
+
+        private init(copying other: Storage, versionHistory: [String]) {
+            entities = other.entities
+            layouts = other.layouts
+            versionIdentifiers = other.versionIdentifiers
+            configurations = other.configurations
+            fetchRequestTemplates = other.fetchRequestTemplates
+            versionHashes = other.versionHashes
+            self.versionHistory = versionHistory
+        }
+
+        func withVersionHistory(_ history: [String]) -> Storage {
+            Storage(copying: self, versionHistory: history)
         }
     }
 }

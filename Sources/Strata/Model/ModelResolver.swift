@@ -4,6 +4,8 @@ import Foundation
 struct ModelResolver {
     private let declared: [EntityDescription]
     private var byName: [String: EntityDescription] = [:]
+    /// Every entity's version hash, once resolved.
+    private(set) var versionHashes: [String: Data] = [:]
 
     init(entities: [EntityDescription]) {
         declared = entities
@@ -34,8 +36,41 @@ struct ModelResolver {
         for entity in resolved {
             try checkRelationships(of: entity, in: resolvedByName)
             try checkConstraintsAndIndexes(of: entity)
+            for fetched in entity.fetchedProperties where resolvedByName[fetched.destinationEntityName] == nil {
+                throw ModelError(
+                    .unknownDestination, entity: entity.name, property: fetched.name,
+                    "the fetched property's entity '\(fetched.destinationEntityName)' is not in the model")
+            }
+        }
+        for index in resolved.indices {
+            resolved[index].resolvedVersionHash = try versionHash(of: resolved[index].name)
         }
         return resolved
+    }
+
+    /// The version hash of an entity, after its ancestors' (the model has no cycles by now).
+    private mutating func versionHash(of name: String) throws -> Data {
+        if let hash = versionHashes[name] { return hash }
+        guard let entity = byName[name] else { return Data() }
+        let parentHash = try entity.superentityName.map { try versionHash(of: $0) }
+        let hash = entity.computeVersionHash(superentityHash: parentHash)
+        versionHashes[name] = hash
+        return hash
+    }
+
+    /// Checks that configurations and fetch request templates name entities of the model.
+    func checkConfigurations(_ configurations: [String: [String]], templates: [FetchRequestTemplate]) throws {
+        for (configuration, members) in configurations {
+            for member in members where byName[member] == nil {
+                throw ModelError(
+                    .unknownDestination, entity: member, "the configuration '\(configuration)' names an entity the model does not have")
+            }
+        }
+        for template in templates where byName[template.entityName] == nil {
+            throw ModelError(
+                .unknownDestination, entity: template.entityName,
+                "the fetch request template '\(template.name)' names an entity the model does not have")
+        }
     }
 
     /// The entity's ancestors, nearest first.
@@ -102,7 +137,8 @@ struct ModelResolver {
 
     private func checkConstraintsAndIndexes(of entity: EntityDescription) throws {
         let known = Set(entity.attributesByName.keys).union(entity.relationshipsByName.keys)
-        let named = entity.uniquenessConstraints.flatMap { $0 } + entity.indexes.flatMap { $0.elements.map(\.propertyName) }
+        let named = entity.uniquenessConstraints.flatMap { $0 }
+            + entity.indexes.flatMap { $0.elements.filter { $0.expression == nil }.map(\.propertyName) }
         for name in named where !known.contains(name) {
             throw ModelError(
                 .unknownProperty, entity: entity.name, property: name,

@@ -21,6 +21,15 @@ public class PersistentStore: @unchecked Sendable {
     /// The metadata key of the store's type.
     public static let storeTypeKey = "StoreType"
 
+    /// The metadata key of the version hashes of the model that wrote the store (entity name →
+    /// hash), which ``ManagedObjectModel/isConfiguration(_:compatibleWithStoreMetadata:)`` compares.
+    public static let modelVersionHashesKey = "StoreModelVersionHashes"
+    /// The metadata key of the version identifiers of the model that wrote the store.
+    public static let modelVersionIdentifiersKey = "StoreModelVersionIdentifiers"
+    /// The metadata key of the names of the model bundle's versions, up to the one that wrote
+    /// the store: how a program tells a store written by a newer version from a foreign one.
+    public static let modelVersionHistoryKey = "StoreModelVersionHistory"
+
     public let type: StoreType
     /// The store's location; `nil` for a store with no file.
     public let url: URL?

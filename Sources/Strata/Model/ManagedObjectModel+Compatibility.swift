@@ -1,0 +1,48 @@
+import Foundation
+
+extension ManagedObjectModel {
+    /// The metadata a store records about the model that writes it: every entity's version
+    /// hash, the version identifiers and, for a model from a bundle, the names of the versions
+    /// up to this one (so that a later program can tell a store from a newer version).
+    public func storeMetadata(forConfigurationName configuration: String?) -> [String: MetadataValue] {
+        var hashes: [String: MetadataValue] = [:]
+        for entity in entities(forConfigurationName: configuration) {
+            hashes[entity.name] = .data(entity.versionHash)
+        }
+        var metadata: [String: MetadataValue] = [
+            PersistentStore.modelVersionHashesKey: .dictionary(hashes),
+            PersistentStore.modelVersionIdentifiersKey: .array(versionIdentifiers.sorted().map(MetadataValue.string)),
+        ]
+        if !versionHistory.isEmpty {
+            metadata[PersistentStore.modelVersionHistoryKey] = .array(versionHistory.map(MetadataValue.string))
+        }
+        return metadata
+    }
+
+    /// Whether a store whose metadata is `metadata` holds the entities of a configuration (every
+    /// entity for `nil`) exactly as this model describes them: same entities, same hashes.
+    public func isConfiguration(_ configuration: String?, compatibleWithStoreMetadata metadata: [String: MetadataValue]) -> Bool {
+        incompatibleEntities(inConfiguration: configuration, storeMetadata: metadata).isEmpty
+    }
+
+    /// The names of the entities whose hashes differ between this model and a store's metadata,
+    /// sorted, each with what differs: "Book (changed)", "Shelf (not in the store)",
+    /// "Magazine (only in the store)". Empty when they agree.
+    public func incompatibleEntities(inConfiguration configuration: String?, storeMetadata metadata: [String: MetadataValue]) -> [String] {
+        guard case .dictionary(let stored)? = metadata[PersistentStore.modelVersionHashesKey] else {
+            return ["(the store records no model version hashes)"]
+        }
+        var differences: [String] = []
+        let entities = entities(forConfigurationName: configuration)
+        for entity in entities {
+            switch stored[entity.name] {
+            case nil: differences.append("\(entity.name) (not in the store)")
+            case .data(let hash)? where hash == entity.versionHash: continue
+            default: differences.append("\(entity.name) (changed)")
+            }
+        }
+        let names = Set(entities.map(\.name))
+        differences += stored.keys.filter { !names.contains($0) }.map { "\($0) (only in the store)" }
+        return differences.sorted()
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+
+/// The versions of a model, oldest first: what an Xcode `.xcdatamodeld` bundle holds.
+///
+/// Xcode records no order between versions, so Strata takes the version named like the bundle
+/// as the first, and orders the others by name with numbers compared as numbers
+/// (`Model`, `Model 2`, …, `Model 10`). The current version is the one `.xccurrentversion`
+/// names, or the newest when it names none.
+public struct ModelBundle: Sendable {
+    /// One version of the model.
+    public struct Version: Sendable, Hashable {
+        /// The version's name: its `.xcdatamodel` file name without the extension.
+        public let name: String
+        public let model: ManagedObjectModel
+    }
+
+    /// The bundle's name, without extension.
+    public let name: String
+    /// Every version, oldest first.
+    public let versions: [Version]
+    /// The version `.xccurrentversion` names, if it names one.
+    public let currentVersionName: String?
+
+    /// A bundle of versions made in Swift, oldest first; the newest is current unless
+    /// `current` names another.
+    public init(name: String, versions: [(name: String, model: ManagedObjectModel)], current: String? = nil) throws {
+        guard !versions.isEmpty else {
+            throw ModelFileError(.noVersions, file: URL(fileURLWithPath: name), "the model bundle has no versions")
+        }
+        self.name = name
+        let names = versions.map(\.name)
+        self.versions = versions.enumerated().map { index, version in
+            Version(name: version.name, model: version.model.withVersionHistory(Array(names[...index])))
+        }
+        currentVersionName = current
+    }
+
+    /// Reads every version of an `.xcdatamodeld` bundle.
+    ///
+    /// - Throws: ``ModelFileError`` for an unreadable bundle, one without versions, or a version
+    ///   that does not read.
+    public init(contentsOf url: URL) throws {
+        let files: [String]
+        do {
+            files = try FileManager.default.contentsOfDirectory(atPath: url.path)
+        } catch {
+            throw ModelFileError(.unreadable, file: url, "cannot read the model bundle: \(error.localizedDescription)")
+        }
+        let bundleName = url.deletingPathExtension().lastPathComponent
+        let names = files.filter { $0.hasSuffix(".xcdatamodel") }.map { String($0.dropLast(".xcdatamodel".count)) }
+            .sorted { a, b in
+                if a == bundleName || b == bundleName { return a == bundleName && b != bundleName }
+                return a.compare(b, options: [.numeric]) == .orderedAscending
+            }
+        let versions = try names.map { name in
+            (name, try ManagedObjectModel(contentsOf: url.appendingPathComponent("\(name).xcdatamodel")))
+        }
+        let current = try Self.currentVersionName(in: url)
+        if let current, !names.contains(current) {
+            throw ModelFileError(
+                .unknownVersion, file: url.appendingPathComponent(".xccurrentversion"),
+                "the current version '\(current)' is not in the bundle")
+        }
+        try self.init(name: bundleName, versions: versions, current: current)
+    }
+
+    /// The current version: the one `.xccurrentversion` names, else the newest.
+    public var currentVersion: Version {
+        currentVersionName.flatMap { name in versions.first { $0.name == name } } ?? versions[versions.count - 1]
+    }
+
+    /// The version called `name`.
+    ///
+    /// - Throws: ``ModelFileError`` with code `.unknownVersion`, listing the versions there are.
+    public func version(named name: String) throws -> Version {
+        guard let version = versions.first(where: { $0.name == name }) else {
+            throw ModelFileError(
+                .unknownVersion, file: URL(fileURLWithPath: self.name),
+                "the bundle has no version '\(name)' (it has: \(versions.map(\.name).joined(separator: ", ")))")
+        }
+        return version
+    }
+
+    /// The version whose entity hashes a store's metadata records.
+    ///
+    /// - Throws: ``PersistenceError`` with code `.storeFromNewerModel` when a later version of
+    ///   this bundle wrote the store, `.incompatibleStore` when no version of it did.
+    public func version(forStoreMetadata metadata: [String: MetadataValue]) throws -> Version {
+        if let match = versions.last(where: { $0.model.isConfiguration(nil, compatibleWithStoreMetadata: metadata) }) {
+            return match
+        }
+        let known = versions.map(\.name)
+        if case .array(let history)? = metadata[PersistentStore.modelVersionHistoryKey] {
+            let written = history.compactMap(\.stringValue)
+            if written.count > known.count, Array(written.prefix(known.count)) == known {
+                throw PersistenceError(
+                    .storeFromNewerModel,
+                    "the store was written by version '\(written.last ?? "")' of model '\(name)', newer than any this "
+                        + "program knows (newest: '\(known.last ?? "")'); open it with a newer version of the program")
+            }
+        }
+        throw PersistenceError(
+            .incompatibleStore, "no version of model '\(name)' (\(known.joined(separator: ", "))) wrote the store")
+    }
+
+    private static func currentVersionName(in url: URL) throws -> String? {
+        let file = url.appendingPathComponent(".xccurrentversion")
+        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        let plist: Any
+        do {
+            plist = try PropertyListSerialization.propertyList(from: try Data(contentsOf: file), format: nil)
+        } catch {
+            throw ModelFileError(.malformedXML, file: file, "cannot read the current version: \(error.localizedDescription)")
+        }
+        guard let name = (plist as? [String: Any])?["_XCCurrentVersionName"] as? String else { return nil }
+        return name.hasSuffix(".xcdatamodel") ? String(name.dropLast(".xcdatamodel".count)) : name
+    }
+}

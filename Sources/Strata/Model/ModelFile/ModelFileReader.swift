@@ -1,0 +1,169 @@
+import Foundation
+
+/// Reads the `contents` file of an Xcode `.xcdatamodel` into a model.
+///
+/// Everything Xcode writes is understood. What Strata has no use for is passed over on
+/// purpose: the diagram layout (`elements`), `syncable` and the tool versions. Legacy forms
+/// are converted: `compoundIndexes` become fetch indexes.
+struct ModelFileReader {
+    let file: URL
+
+    func read(_ data: Data) throws -> ManagedObjectModel {
+        let root = try XMLNode.parse(data, file: file)
+        guard root.name == "model" else {
+            throw ModelFileError(.notAModel, file: file, line: root.line, "the root element is <\(root.name)>, not <model>")
+        }
+        var entityLines: [String: Int] = [:]
+        let entities = try root.children(named: "entity").map { node in
+            let entity = try readEntity(node)
+            entityLines[entity.name] = node.line
+            return entity
+        }
+        var configurations: [String: [String]] = [:]
+        for node in root.children(named: "configuration") {
+            let name = try required(node, "name")
+            configurations[name] = try node.children(named: "memberEntity").map { try required($0, "name") }
+        }
+        let templates = try root.children(named: "fetchRequest").map { node in
+            FetchRequestTemplate(
+                name: try required(node, "name"), entityName: try required(node, "entity"),
+                predicateFormat: node["predicateString"])
+        }
+        let identifiers = root["userDefinedModelVersionIdentifier"].map { Set([$0]) } ?? []
+        do {
+            return try ManagedObjectModel(
+                entities: entities, versionIdentifiers: identifiers, configurations: configurations,
+                fetchRequestTemplates: templates)
+        } catch let error as ModelError {
+            throw ModelFileError(.invalidModel, file: file, line: entityLines[error.entity], error.description, modelError: error)
+        }
+    }
+
+    private func readEntity(_ node: XMLNode) throws -> EntityDescription {
+        var entity = EntityDescription(
+            name: try required(node, "name"), superentity: node["parentEntity"], isAbstract: node.flag("isAbstract"),
+            renamingIdentifier: node["elementID"], versionHashModifier: node["versionHashModifier"],
+            userInfo: userInfo(of: node))
+        if let className = node["representedClassName"] { entity.managedObjectClassName = className }
+        entity.codeGenerationType = node["codeGenerationType"]
+        for child in node.children {
+            switch child.name {
+            case "attribute": entity.attributes.append(try readAttribute(child))
+            case "relationship": entity.relationships.append(try readRelationship(child))
+            case "fetchedProperty": entity.fetchedProperties.append(try readFetchedProperty(child))
+            case "uniquenessConstraints":
+                for constraint in child.children(named: "uniquenessConstraint") {
+                    entity.uniquenessConstraints.append(try constraint.children(named: "constraint").map { try required($0, "value") })
+                }
+            case "fetchIndex": entity.indexes.append(try readFetchIndex(child))
+            case "compoundIndexes":
+                for (number, compound) in child.children(named: "compoundIndex").enumerated() {
+                    let names = try compound.children(named: "index").map { try required($0, "value") }
+                    entity.indexes.append(
+                        FetchIndexDescription(name: "compoundIndex\(number + 1)", elements: names.map { .init($0) }))
+                }
+            default: continue
+            }
+        }
+        return entity
+    }
+
+    private func readAttribute(_ node: XMLNode) throws -> AttributeDescription {
+        let name = try required(node, "name")
+        let typeName = try required(node, "attributeType")
+        guard let type = AttributeType(rawValue: typeName) else {
+            throw ModelFileError(
+                .unknownAttributeType, file: file, line: node.line,
+                "attribute '\(name)' has the unknown type '\(typeName)' (known: "
+                    + AttributeType.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+        }
+        var attribute = AttributeDescription(
+            name: name, type: type, isOptional: node.flag("optional"), isTransient: node.flag("transient"),
+            regularExpression: node["regularExpressionString"], renamingIdentifier: node["elementID"],
+            versionHashModifier: node["versionHashModifier"], userInfo: userInfo(of: node))
+        let values = ModelFileValues(file: file, node: node, attribute: name, type: type)
+        attribute.defaultValue = try values.defaultValue()
+        if type == .string || type == .binaryData {
+            attribute.minimumLength = try values.length("minValueString")
+            attribute.maximumLength = try values.length("maxValueString")
+        } else {
+            attribute.minimumValue = try values.bound("minValueString", dateKey: "minDateTimeInterval")
+            attribute.maximumValue = try values.bound("maxValueString", dateKey: "maxDateTimeInterval")
+        }
+        attribute.usesScalarValueType = node.flag("usesScalarValueType")
+        attribute.allowsExternalBinaryDataStorage = node.flag("allowsExternalBinaryDataStorage")
+        attribute.valueTransformerName = node["valueTransformerName"]
+        attribute.attributeValueClassName = node["customClassName"]
+        attribute.isIndexed = node.flag("indexed")
+        attribute.derivationExpression = node.flag("derived") ? node["derivationExpression"] ?? "" : nil
+        attribute.preservesValueInHistoryOnDeletion = node.flag("preserveAfterDeletion")
+        return attribute
+    }
+
+    private func readRelationship(_ node: XMLNode) throws -> RelationshipDescription {
+        let name = try required(node, "name")
+        let rule = node["deletionRule"] ?? DeleteRule.nullify.rawValue
+        guard let deleteRule = DeleteRule(rawValue: rule) else {
+            throw ModelFileError(
+                .invalidValue, file: file, line: node.line, "relationship '\(name)' has the unknown deletion rule '\(rule)'")
+        }
+        let isToMany = node.flag("toMany")
+        func count(_ key: String) throws -> Int {
+            guard isToMany, let text = node[key] else { return 0 }
+            guard let count = Int(text), count >= 0 else {
+                throw ModelFileError(.invalidValue, file: file, line: node.line, "relationship '\(name)' has \(key)=\"\(text)\"")
+            }
+            return count
+        }
+        return RelationshipDescription(
+            name: name, destination: try required(node, "destinationEntity"), inverse: node["inverseName"],
+            isToMany: isToMany, isOrdered: isToMany && node.flag("ordered"), deleteRule: deleteRule,
+            isOptional: node.flag("optional"), minCount: try count("minCount"), maxCount: try count("maxCount"),
+            isTransient: node.flag("transient"), renamingIdentifier: node["elementID"],
+            versionHashModifier: node["versionHashModifier"], userInfo: userInfo(of: node))
+    }
+
+    private func readFetchedProperty(_ node: XMLNode) throws -> FetchedPropertyDescription {
+        let name = try required(node, "name")
+        guard let request = node.child(named: "fetchRequest") else {
+            throw ModelFileError(.missingAttribute, file: file, line: node.line, "fetched property '\(name)' has no <fetchRequest>")
+        }
+        return FetchedPropertyDescription(
+            name: name, destination: try required(request, "entity"), predicateFormat: request["predicateString"],
+            isOptional: node.flag("optional"), userInfo: userInfo(of: node))
+    }
+
+    private func readFetchIndex(_ node: XMLNode) throws -> FetchIndexDescription {
+        let elements = try node.children(named: "fetchIndexElement").map { element in
+            let ascending = element["order"] != "descending"
+            var result: FetchIndexDescription.Element
+            if let property = element["property"] {
+                result = .init(property, ascending: ascending)
+            } else if let expression = element["expression"] {
+                result = .init(expression: expression, ascending: ascending)
+            } else {
+                throw ModelFileError(
+                    .missingAttribute, file: file, line: element.line, "a fetch index element names no property or expression")
+            }
+            result.isRTree = element["type"] == "RTree"
+            return result
+        }
+        return FetchIndexDescription(name: try required(node, "name"), elements: elements)
+    }
+
+    private func userInfo(of node: XMLNode) -> [String: String] {
+        var info: [String: String] = [:]
+        for entry in node.child(named: "userInfo")?.children(named: "entry") ?? [] {
+            if let key = entry["key"] { info[key] = entry["value"] ?? "" }
+        }
+        return info
+    }
+
+    private func required(_ node: XMLNode, _ attribute: String) throws -> String {
+        guard let value = node[attribute] else {
+            throw ModelFileError(
+                .missingAttribute, file: file, line: node.line, "<\(node.name)> has no '\(attribute)' attribute")
+        }
+        return value
+    }
+}

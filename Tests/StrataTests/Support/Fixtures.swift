@@ -1,0 +1,38 @@
+import Foundation
+
+/// Where the tests find files: the package's own test models, and the real Xcode models of
+/// other projects that sit beside the project (`../shared/fixtures/xcdatamodels`), absent in a
+/// user's clone.
+enum Fixtures {
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static let models = packageRoot.appendingPathComponent("Tests/StrataTests/Models")
+
+    static let sharedXcodeModels = packageRoot.deletingLastPathComponent()
+        .appendingPathComponent("shared/fixtures/xcdatamodels")
+
+    static var hasSharedXcodeModels: Bool {
+        FileManager.default.fileExists(atPath: sharedXcodeModels.path)
+    }
+
+    /// Every `.xcdatamodeld` bundle below the shared fixtures folder.
+    static func sharedBundles() -> [URL] {
+        guard let walker = FileManager.default.enumerator(at: sharedXcodeModels, includingPropertiesForKeys: nil) else {
+            return []
+        }
+        var bundles: [URL] = []
+        for case let url as URL in walker where url.pathExtension == "xcdatamodeld" {
+            bundles.append(url)
+            walker.skipDescendants()
+        }
+        return bundles.sorted { $0.path < $1.path }
+    }
+
+    /// A new temporary directory, removed by the caller's `defer`.
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}
