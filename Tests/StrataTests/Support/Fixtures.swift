@@ -7,7 +7,7 @@ enum Fixtures {
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static let models = packageRoot.appendingPathComponent("Tests/StrataTests/Models")
+    static let models = packageRoot.appendingPathComponent("Tests/Models")
 
     static let sharedXcodeModels = packageRoot.deletingLastPathComponent()
         .appendingPathComponent("shared/fixtures/xcdatamodels")

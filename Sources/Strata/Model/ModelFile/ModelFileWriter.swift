@@ -29,7 +29,7 @@ struct ModelFileWriter {
         }
         for (name, members) in model.configurations.sorted(by: { $0.key < $1.key }) {
             open("configuration", [("name", name)], depth: 1)
-            for member in members.sorted() { element("memberEntity", [("name", member)], depth: 2) }
+            for member in members { element("memberEntity", [("name", member)], depth: 2) }
             close("configuration", depth: 1)
         }
         close("model", depth: 0)

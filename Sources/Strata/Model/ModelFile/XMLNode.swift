@@ -41,7 +41,19 @@ final class XMLNode {
         let parser = XMLParser(data: data)
         parser.delegate = builder
         parser.shouldResolveExternalEntities = false
-        guard parser.parse(), let root = builder.root else {
+        let parsed = parser.parse()
+        if let (line, reason) = builder.firstError {
+            throw ModelFileError(.malformedXML, file: file, line: line, "the XML is not well formed: \(reason)")
+        }
+        if let mismatch = builder.mismatch {
+            throw ModelFileError(.malformedXML, file: file, line: mismatch.line, "the XML is not well formed: \(mismatch.message)")
+        }
+        if let unclosed = builder.stack.last {
+            throw ModelFileError(
+                .malformedXML, file: file, line: unclosed.line,
+                "the XML is not well formed: <\(unclosed.name)> is never closed")
+        }
+        guard parsed, let root = builder.root else {
             let reason = builder.error ?? parser.parserError
             throw ModelFileError(
                 .malformedXML, file: file, line: parser.lineNumber > 0 ? parser.lineNumber : nil,
@@ -54,6 +66,22 @@ final class XMLNode {
         var root: XMLNode?
         var stack: [XMLNode] = []
         var error: (any Error)?
+        /// The first error the parser reported, where it saw it: later ones may follow from it.
+        var firstError: (line: Int, reason: String)?
+        /// An end tag that does not close the open element (some parsers recover from it).
+        var mismatch: (line: Int, message: String)?
+
+        /// Words for the parser's commonest error codes (`XMLParser.ErrorCode`).
+        static func describe(_ error: NSError, inside open: XMLNode?) -> String {
+            let element = open.map { "<\($0.name)> (line \($0.line))" } ?? "the document"
+            return switch error.code {
+            case 4: "the document is empty"
+            case 5: "the document ends inside \(element)"
+            case 76: "an end tag does not match the open element \(element)"
+            case 73, 65, 41, 38: "an element or attribute is malformed inside \(element)"
+            default: "parser error \(error.code) inside \(element)"
+            }
+        }
 
         func parser(
             _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
@@ -69,11 +97,22 @@ final class XMLNode {
         }
 
         func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+            guard let open = stack.last, open.name == elementName else {
+                if mismatch == nil {
+                    let expected = stack.last.map { "</\($0.name)> (opened on line \($0.line))" } ?? "no end tag"
+                    mismatch = (parser.lineNumber, "</\(elementName)> where \(expected) was expected")
+                }
+                parser.abortParsing()
+                return
+            }
             stack.removeLast()
         }
 
         func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
             error = parseError
+            if firstError == nil {
+                firstError = (parser.lineNumber, Self.describe(parseError as NSError, inside: stack.last))
+            }
         }
     }
 }
