@@ -45,6 +45,10 @@ let package = Package(
             name: "StrataTests",
             dependencies: ["Strata"]
         ),
+        .testTarget(
+            name: "StrataCLITests",
+            dependencies: ["Strata"]
+        ),
     ]
 )
 

@@ -16,6 +16,8 @@ public struct ModelBundle: Sendable {
 
     /// The bundle's name, without extension.
     public let name: String
+    /// Where the bundle was read from; `nil` for one made in Swift.
+    public private(set) var url: URL?
     /// Every version, oldest first.
     public let versions: [Version]
     /// The version `.xccurrentversion` names, if it names one.
@@ -62,6 +64,7 @@ public struct ModelBundle: Sendable {
                 "the current version '\(current)' is not in the bundle")
         }
         try self.init(name: bundleName, versions: versions, current: current)
+        self.url = url
     }
 
     /// The current version: the one `.xccurrentversion` names, else the newest.
@@ -75,7 +78,7 @@ public struct ModelBundle: Sendable {
     public func version(named name: String) throws -> Version {
         guard let version = versions.first(where: { $0.name == name }) else {
             throw ModelFileError(
-                .unknownVersion, file: URL(fileURLWithPath: self.name),
+                .unknownVersion, file: url ?? URL(fileURLWithPath: self.name),
                 "the bundle has no version '\(name)' (it has: \(versions.map(\.name).joined(separator: ", ")))")
         }
         return version
