@@ -20,9 +20,16 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
     ],
     targets: [
+        // liblz4 from the system (Debian: liblz4-dev), for the binary store's compression.
+        .systemLibrary(
+            name: "CLZ4",
+            pkgConfig: "liblz4",
+            providers: [.apt(["liblz4-dev"])]
+        ),
         .target(
             name: "Strata",
             dependencies: [
+                "CLZ4",
                 .product(name: "HashTreeCollections", package: "swift-collections"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
@@ -36,6 +43,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .target(
+            name: "JSONLinesStore",
+            dependencies: ["Strata"],
+            path: "Samples/JSONLinesStore"
+        ),
         .executableTarget(
             name: "LibraryDemo",
             dependencies: ["Strata"],
@@ -43,7 +55,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata"]
+            dependencies: ["Strata", "JSONLinesStore"]
         ),
         .testTarget(
             name: "StrataCLITests",
@@ -53,7 +65,7 @@ let package = Package(
 )
 
 // Strict settings for every Swift target, in one place.
-for target in package.targets {
+for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .swiftLanguageMode(.v6),
         .enableUpcomingFeature("ExistentialAny"),

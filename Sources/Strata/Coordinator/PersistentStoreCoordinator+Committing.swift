@@ -14,12 +14,11 @@ extension PersistentStoreCoordinator {
             throw PersistenceError(
                 .noPersistentStore, objectIDs: ids, "the coordinator has no writable store to save new objects into")
         }
-        let byRoot = Dictionary(grouping: ids) { id in
-            managedObjectModel.layout(for: id.entityName)?.rootEntityName ?? id.entityName
-        }
+        let byEntity = Dictionary(grouping: ids, by: \.entityName)
         var mapping: [ManagedObjectID: ManagedObjectID] = [:]
-        for (root, group) in byRoot {
-            let numbers = store.newReferenceNumbers(rootEntity: root, count: group.count)
+        for (entityName, group) in byEntity {
+            guard let layout = managedObjectModel.layout(for: entityName) else { continue }
+            let numbers = store.makeReferenceNumbers(for: layout.entity, rootEntity: layout.rootEntityName, count: group.count)
             for (id, reference) in zip(group, numbers) {
                 mapping[id] = ManagedObjectID(
                     entityName: id.entityName, key: .permanent(store: store.identifier, reference: reference))
@@ -48,6 +47,10 @@ extension PersistentStoreCoordinator {
         var stores = base.stores
         var perStore: [String: ChangeSet] = [:]
         for (id, row) in changes.inserted {
+            guard base.row(for: id) == nil else {
+                throw PersistenceError(
+                    .conflict, objectIDs: [id], "the store handed out the reference of \(id) twice; nothing was saved")
+            }
             let store = try place(row, version: 1, for: id, in: &stores)
             perStore[store, default: ChangeSet()].inserted[id] = row
         }
@@ -62,7 +65,9 @@ extension PersistentStoreCoordinator {
         }
         for (identifier, storeChanges) in perStore {
             guard let store = persistentStores.first(where: { $0.identifier == identifier }) else { continue }
-            try store.commit(storeChanges, tables: stores[identifier] ?? [:])
+            try store.commit(
+                storeChanges, tables: stores[identifier] ?? [:], previous: base.stores[identifier] ?? [:],
+                model: managedObjectModel)
         }
         return published.withLock { state in
             state.generation = state.generation.next(stores: stores)

@@ -67,7 +67,7 @@ public actor PersistentStoreCoordinator {
         if let url, persistentStore(for: url) != nil {
             throw PersistenceError(.storeAlreadyAdded, "a store at \(url.path) is already part of the coordinator")
         }
-        let store = try Self.makeStore(type: type, configuration: configuration, url: url, options: options)
+        let store = try makeStore(type: type, configuration: configuration, url: url, options: options)
         try checkCompatibility(of: store)
         let tables = try store.loadTables(model: managedObjectModel)
         published.withLock { state in
@@ -138,14 +138,9 @@ public actor PersistentStoreCoordinator {
     /// the model. (Whether the object still exists is for a context to tell:
     /// ``ManagedObjectContext/existingObject(with:)``.)
     public nonisolated func managedObjectID(forURIRepresentation uri: URL) -> ManagedObjectID? {
-        guard uri.scheme == ManagedObjectID.scheme, let store = uri.host, !store.isEmpty else { return nil }
-        let components = uri.path.split(separator: "/", omittingEmptySubsequences: true)
-        guard components.count == 2, components[1].first == "p",
-            let reference = Int64(components[1].dropFirst()), reference > 0,
-            let entity = String(components[0]).removingPercentEncoding,
-            managedObjectModel.entity(named: entity) != nil,
-            persistentStores.contains(where: { $0.identifier == store })
+        guard let id = ManagedObjectID(uri: uri), managedObjectModel.entity(named: id.entityName) != nil,
+            persistentStores.contains(where: { $0.identifier == id.persistentStoreIdentifier })
         else { return nil }
-        return ManagedObjectID(entityName: entity, key: .permanent(store: store, reference: reference))
+        return id
     }
 }

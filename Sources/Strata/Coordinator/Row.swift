@@ -8,6 +8,12 @@ struct Row: Sendable, Hashable {
     /// Starts at 1 when the object is first saved and grows by one with every saved change.
     var version: Int64
 
+    init(attributes: [AttributeValue?], relationships: [RelationshipTargets], version: Int64) {
+        self.attributes = attributes
+        self.relationships = relationships
+        self.version = version
+    }
+
     /// A row with no values, shaped for `layout`.
     init(emptyFor layout: EntityLayout) {
         attributes = layout.attributes.map(\.defaultValue)

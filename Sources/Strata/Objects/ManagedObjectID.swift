@@ -60,6 +60,18 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
         return url
     }
 
+    /// Parses a permanent object URI (`x-strata://<store>/<Entity>/p<reference>`), without
+    /// checking that its store or entity exist; `nil` when it is malformed.
+    init?(uri: URL) {
+        guard uri.scheme == Self.scheme, let store = uri.host, !store.isEmpty else { return nil }
+        let components = uri.path.split(separator: "/", omittingEmptySubsequences: true)
+        guard components.count == 2, components[1].first == "p",
+            let reference = Int64(components[1].dropFirst()), reference > 0,
+            let entity = String(components[0]).removingPercentEncoding, !entity.isEmpty
+        else { return nil }
+        self.init(entityName: entity, key: .permanent(store: store, reference: reference))
+    }
+
     /// The URI scheme of object URIs.
     public static let scheme = "x-strata"
 

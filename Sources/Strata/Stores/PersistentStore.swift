@@ -6,11 +6,12 @@ import Synchronization
 /// The coordinator holds every store's objects in its current generation and calls a store
 /// only to load them when the store is added and to write them when a save commits. Strata's
 /// store kinds are subclasses of this class: ``InMemoryStore`` and, for your own file formats,
-/// the atomic store.
+/// the atomic store. (It is `open` only so that ``AtomicStore`` can be; its initialiser is
+/// Strata's own, so subclass ``AtomicStore`` instead.)
 ///
 /// Its metadata (a dictionary of ``MetadataValue``s) always holds the store's UUID under
 /// ``storeUUIDKey`` and its type under ``storeTypeKey``.
-public class PersistentStore: @unchecked Sendable {
+open class PersistentStore: @unchecked Sendable {
     // Sendable by proof, not by check (a non-final class cannot be checked): every stored
     // property is an immutable `let` of a Sendable type, and the one mutable part, `state`,
     // is behind a Mutex. Subclasses in Strata follow the same rule, and the coordinator calls
@@ -98,6 +99,31 @@ public class PersistentStore: @unchecked Sendable {
         }
     }
 
+    /// Reference numbers for `count` new objects of `entity`; the coordinator calls it when a
+    /// context obtains permanent IDs. Atomic stores route it through `newReferenceObject(for:)`.
+    func makeReferenceNumbers(for entity: EntityDescription, rootEntity: String, count: Int) -> [Int64] {
+        Array(newReferenceNumbers(rootEntity: rootEntity, count: count))
+    }
+
+    /// Per hierarchy root, the next reference number: what a file store writes with its data.
+    var nextReferences: [String: Int64] {
+        get { state.withLock { $0.nextReference } }
+        set { state.withLock { $0.nextReference = newValue } }
+    }
+
+    /// Replaces the metadata whole, the store's UUID included: for stores that read theirs
+    /// from a file.
+    func replaceMetadata(_ metadata: [String: MetadataValue]) {
+        state.withLock { state in
+            var metadata = metadata
+            metadata[Self.storeTypeKey] = state.metadata[Self.storeTypeKey]
+            if metadata[Self.storeUUIDKey]?.stringValue?.isEmpty ?? true {
+                metadata[Self.storeUUIDKey] = state.metadata[Self.storeUUIDKey]
+            }
+            state.metadata = metadata
+        }
+    }
+
     // MARK: Called by the coordinator, on its queue
 
     /// Reads the store's objects into tables, entity name → rows. The base store is empty.
@@ -106,9 +132,13 @@ public class PersistentStore: @unchecked Sendable {
     }
 
     /// Makes a commit durable: `changes` are what changed, `tables` the store's objects after
-    /// the commit. Throwing refuses the commit, which then changes nothing. The base store
-    /// keeps nothing beyond the coordinator's generations, so it has nothing to write.
-    func commit(_ changes: ChangeSet, tables: [String: Generation.Table]) throws {}
+    /// the commit and `previous` before it. Throwing refuses the commit, which then changes
+    /// nothing. The base store keeps nothing beyond the coordinator's generations, so it has
+    /// nothing to write.
+    func commit(
+        _ changes: ChangeSet, tables: [String: Generation.Table], previous: [String: Generation.Table],
+        model: ManagedObjectModel
+    ) throws {}
 
     /// The store is leaving its coordinator.
     func didRemove() {}

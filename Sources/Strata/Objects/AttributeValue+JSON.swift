@@ -1,0 +1,93 @@
+import Foundation
+
+extension AttributeValue {
+    /// The value as a JSON value (for `JSONSerialization`), in the form `strata dump` writes:
+    /// numbers and booleans as themselves, dates as ISO 8601 strings, binary data as base64,
+    /// decimals, UUIDs, URIs and object IDs as strings, transformable values as the JSON they hold.
+    public var jsonObject: Any {
+        switch self {
+        case .integer16(let v): Int(v)
+        case .integer32(let v): Int(v)
+        case .integer64(let v): v
+        case .decimal(let v): "\(v)"
+        case .double(let v): v
+        case .float(let v): Double(v)
+        case .string(let v): v
+        case .boolean(let v): v
+        case .date(let v): Self.iso8601.format(v)
+        case .binaryData(let v): v.base64EncodedString()
+        case .uuid(let v): v.uuidString
+        case .uri(let v): v.absoluteString
+        case .transformable(let v): (try? JSONSerialization.jsonObject(with: v, options: [.fragmentsAllowed])) ?? NSNull()
+        case .objectID(let v): v.uriRepresentation().absoluteString
+        }
+    }
+
+    /// A value of `type` from the JSON form ``jsonObject`` writes.
+    ///
+    /// - Throws: ``ValidationError`` with code `.wrongType` when the JSON value is not of that form.
+    public init(jsonObject: Any, type: AttributeType) throws {
+        func fail() -> ValidationError {
+            ValidationError(.wrongType, entity: "", "the JSON value \(jsonObject) is not a \(type.rawValue) value")
+        }
+        switch type {
+        case .integer16, .integer32, .integer64:
+            guard let number = jsonObject as? NSNumber, !Self.isBoolean(jsonObject), let integer = Int64(exactly: number.doubleValue),
+                let value = AttributeValue.integer64(integer).converted(to: type)
+            else { throw fail() }
+            self = value
+        case .decimal:
+            if let text = jsonObject as? String, let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) {
+                self = .decimal(decimal)
+            } else if let number = jsonObject as? NSNumber, !Self.isBoolean(jsonObject) {
+                self = .decimal(number.decimalValue)
+            } else {
+                throw fail()
+            }
+        case .double:
+            guard let number = jsonObject as? NSNumber, !Self.isBoolean(jsonObject) else { throw fail() }
+            self = .double(number.doubleValue)
+        case .float:
+            guard let number = jsonObject as? NSNumber, !Self.isBoolean(jsonObject) else { throw fail() }
+            self = .float(number.floatValue)
+        case .string:
+            guard let text = jsonObject as? String else { throw fail() }
+            self = .string(text)
+        case .boolean:
+            guard Self.isBoolean(jsonObject), let flag = jsonObject as? Bool else { throw fail() }
+            self = .boolean(flag)
+        case .date:
+            guard let text = jsonObject as? String,
+                let date = (try? Self.iso8601.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text))
+            else { throw fail() }
+            self = .date(date)
+        case .binaryData:
+            guard let text = jsonObject as? String, let data = Data(base64Encoded: text) else { throw fail() }
+            self = .binaryData(data)
+        case .uuid:
+            guard let text = jsonObject as? String, let uuid = UUID(uuidString: text) else { throw fail() }
+            self = .uuid(uuid)
+        case .uri:
+            guard let text = jsonObject as? String, let url = URL(string: text) else { throw fail() }
+            self = .uri(url)
+        case .transformable:
+            guard JSONSerialization.isValidJSONObject([jsonObject]),
+                let data = try? JSONSerialization.data(withJSONObject: jsonObject, options: [.fragmentsAllowed, .sortedKeys])
+            else { throw fail() }
+            self = .transformable(data)
+        case .objectID:
+            guard let text = jsonObject as? String, let url = URL(string: text), let id = ManagedObjectID(uri: url) else { throw fail() }
+            self = .objectID(id)
+        }
+    }
+
+    /// Whether a JSON value is `true` or `false` rather than a number. (`is Bool` cannot tell:
+    /// on Linux the numbers 0 and 1 from `JSONSerialization` cast to `Bool` too.)
+    private static func isBoolean(_ value: Any) -> Bool {
+        guard let number = value as? NSNumber else { return value is Bool }
+        return String(cString: number.objCType) == "c"
+    }
+
+    /// ISO 8601 with fractional seconds, so that dates keep their milliseconds.
+    private static let iso8601 = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+}

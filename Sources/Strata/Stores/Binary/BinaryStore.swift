@@ -1,0 +1,216 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import HashTreeCollections
+import Logging
+
+/// Strata's own atomic store: one file, LZ4-compressed, crash-safe (store type ``StoreType/binary``).
+///
+/// The file starts with a small header and a metadata record that can be read without
+/// decompressing the objects (so tools and compatibility checks are fast), then the objects
+/// as LZ4 frames in chunks of about a megabyte, entity by entity, each frame checksummed.
+/// `docs/FileFormat.md` describes it byte by byte.
+///
+/// Saving writes a new file beside the store, `fsync`s it, renames it over the store and
+/// `fsync`s the folder: an interrupted save leaves the previous store whole. While a
+/// coordinator has the store, the file is locked (`flock`); another writer is refused with
+/// ``StoreError/Code/storeInUse``. A damaged, truncated or foreign file is a ``StoreError``
+/// that says where, and the file is left as it was.
+public final class BinaryStore: AtomicStore, @unchecked Sendable {
+    // Sendable for the reason given on AtomicStore: `tables` and `lock` are touched only from
+    // the coordinator's serial queue.
+
+    /// The objects as last loaded or saved.
+    private var tables: [String: Generation.Table] = [:]
+    private var lock: StoreFileLock?
+    private let logger = Logger(label: "strata.binary-store")
+
+    public required init(
+        coordinator: PersistentStoreCoordinator?, configurationName: String?, url: URL, options: [String: any Sendable]
+    ) throws {
+        try super.init(coordinator: coordinator, configurationName: configurationName, url: url, options: options)
+        lock = try StoreFileLock(url: url, exclusive: !isReadOnly)
+        if !isReadOnly { removeLeftoverTemporaryFiles() }
+    }
+
+    // MARK: Metadata without the objects
+
+    public override class func metadataForPersistentStore(at url: URL) throws -> [String: MetadataValue] {
+        var reader = try BinaryStoreReader(url: url)
+        defer { reader.close() }
+        return try reader.readHeader().metadata
+    }
+
+    /// Rewrites the store's metadata record, copying the object records as they are.
+    ///
+    /// - Throws: ``StoreError``: `.storeInUse` when a coordinator has the store open for writing.
+    public override class func setMetadata(_ metadata: [String: MetadataValue], forPersistentStoreAt url: URL) throws {
+        let lock = try StoreFileLock(url: url, exclusive: true)
+        var reader = try BinaryStoreReader(url: url)
+        defer { reader.close() }
+        let header = try reader.readHeader()
+        var merged = metadata
+        for key in [PersistentStore.storeUUIDKey, PersistentStore.storeTypeKey, nextReferencesKey] {
+            merged[key] = header.metadata[key]
+        }
+        try replaceFile(at: url, lock: lock, finish: { try $0.sync() }) { writer in
+            try writer.writeHeader(BinaryStoreHeader(metadata: merged, schema: header.schema))
+            try reader.forEachRemainingBlock { try writer.writeRaw($0) }
+        }
+    }
+
+    // MARK: The atomic store contract
+
+    /// Reads the file's objects (a zero-length file is a new, empty store).
+    public override func load() throws {
+        guard let model = persistentStoreCoordinator?.managedObjectModel else { return }
+        tables = try readTables(model: model)
+    }
+
+    /// Writes every object and the metadata, crash-safely.
+    public override func save() throws {
+        guard let model = persistentStoreCoordinator?.managedObjectModel else { return }
+        try write(tables, model: model)
+    }
+
+    public override func cacheNodes() -> Set<AtomicStoreCacheNode> {
+        guard let model = persistentStoreCoordinator?.managedObjectModel else { return [] }
+        return Set(Self.nodes(from: tables, store: identifier, model: model))
+    }
+
+    // MARK: Called by the coordinator
+
+    override func loadTables(model: ManagedObjectModel) throws -> [String: Generation.Table] {
+        tables = try readTables(model: model)
+        return tables
+    }
+
+    override func commit(
+        _ changes: ChangeSet, tables: [String: Generation.Table], previous: [String: Generation.Table],
+        model: ManagedObjectModel
+    ) throws {
+        try write(tables, model: model)
+        self.tables = tables
+    }
+
+    override func didRemove() {
+        lock = nil
+        super.didRemove()
+    }
+
+    // MARK: Reading
+
+    private func readTables(model: ManagedObjectModel) throws -> [String: Generation.Table] {
+        guard !isNewStore else { return [:] }
+        var reader = try BinaryStoreReader(url: fileURL)
+        defer { reader.close() }
+        let header = try reader.readHeader()
+        var metadata = header.metadata
+        if case .dictionary(let counters)? = metadata.removeValue(forKey: Self.nextReferencesKey) {
+            nextReferences = counters.compactMapValues { if case .integer(let n) = $0 { n } else { nil } }
+        }
+        replaceMetadata(metadata)
+        let mappings = try header.schema.entities.map { try SlotMapping(file: $0, model: model, url: fileURL) }
+        var tables: [String: Generation.Table] = [:]
+        try reader.readObjects(schema: header.schema, storeIdentifier: identifier) { entityIndex, rows in
+            let mapping = mappings[entityIndex]
+            var table = tables[mapping.entity] ?? [:]
+            for (reference, row) in rows {
+                table[reference] = mapping.map(row)
+            }
+            tables[mapping.entity] = table
+        }
+        try checkReferences(in: tables)
+        return tables
+    }
+
+    /// Every relationship target must be an object of the store.
+    private func checkReferences(in tables: [String: Generation.Table]) throws {
+        for (entity, table) in tables {
+            for (reference, row) in table {
+                for targets in row.relationships {
+                    for target in targets.objectIDs {
+                        guard let number = target.referenceNumber, tables[target.entityName]?[number] != nil else {
+                            throw StoreError(
+                                .danglingReference, file: fileURL,
+                                "\(entity) p\(reference) points at \(target.entityName) p\(target.referenceNumber ?? 0), which the store does not hold")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: Writing
+
+    private func write(_ tables: [String: Generation.Table], model: ManagedObjectModel) throws {
+        guard !isReadOnly else {
+            throw StoreError(.writeFailed, file: fileURL, "the store was opened read-only")
+        }
+        guard let lock else { throw StoreError(.writeFailed, file: fileURL, "the store is not locked for writing") }
+        let schema = StoreSchema(model: model, configuration: configurationName)
+        let header = BinaryStoreHeader(metadata: metadataForSaving, schema: schema)
+        try Self.replaceFile(at: fileURL, lock: lock) { writer in
+            try writer.writeHeader(header)
+            for entity in schema.entities {
+                if let table = tables[entity.name] { try writer.writeObjects(entity: entity.name, rows: table) }
+            }
+        }
+    }
+
+    /// Writes a new file beside `url` with `body`, `fsync`s it, locks it, renames it over `url`
+    /// and `fsync`s the folder. Until the rename, `url` is untouched; a failure removes the new file.
+    static func replaceFile(
+        at url: URL, lock: StoreFileLock, finish: (inout BinaryStoreWriter) throws -> Void = { try $0.finish() },
+        body: (inout BinaryStoreWriter) throws -> Void
+    ) throws {
+        let temporary = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent)\(temporarySuffix)\(UUID().uuidString)")
+        var writer = try BinaryStoreWriter(url: temporary)
+        do {
+            try body(&writer)
+            try finish(&writer)
+            guard flock(writer.descriptor, LOCK_EX | LOCK_NB) == 0 else {
+                throw BinaryStoreWriter.failure(temporary, "cannot lock the new store file")
+            }
+            guard rename(temporary.path, url.path) == 0 else {
+                throw BinaryStoreWriter.failure(url, "cannot move the new store file into place")
+            }
+        } catch {
+            writer.closeFile()
+            unlink(temporary.path)
+            throw error
+        }
+        lock.replace(with: writer.descriptor)
+        syncDirectory(of: url)
+    }
+
+    /// Makes a rename durable: `fsync` of the folder that holds the file.
+    private static func syncDirectory(of url: URL) {
+        let directory = open(url.deletingLastPathComponent().path, O_RDONLY | O_CLOEXEC)
+        guard directory >= 0 else { return }
+        fsync(directory)
+        close(directory)
+    }
+
+    static let temporarySuffix = ".strata-tmp-"
+
+    /// Removes the new files of saves that were interrupted (we hold the lock: no save is running).
+    private func removeLeftoverTemporaryFiles() {
+        let directory = fileURL.deletingLastPathComponent()
+        let prefix = ".\(fileURL.lastPathComponent)\(Self.temporarySuffix)"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            logger.info("removing the file of an interrupted save", metadata: ["file": "\(name)"])
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+        }
+    }
+}
+
+extension StoreType {
+    /// Strata's LZ4-compressed binary atomic store (``BinaryStore``).
+    public static let binary = StoreType(rawValue: "Binary")
+}

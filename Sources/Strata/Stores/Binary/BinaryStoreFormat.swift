@@ -1,0 +1,30 @@
+/// The constants of the binary store format (docs/FileFormat.md).
+enum BinaryStoreFormat {
+    /// The first eight bytes of every file: a high byte, so a text tool never mistakes the
+    /// file for text, then "STRATA" and a line feed, which a line-ending conversion would damage.
+    static let magic: [UInt8] = [0x89, 0x53, 0x54, 0x52, 0x41, 0x54, 0x41, 0x0A]
+    /// The format version this Strata writes, and the newest it reads.
+    static let version: UInt16 = 1
+    /// The size of the fixed header: magic, version, flags, reserved.
+    static let headerSize = 16
+    /// The largest record (compressed) and the largest record content (decompressed) a reader
+    /// accepts; writers stay far below (``chunkSize``).
+    static let maximumRecordSize = 64 << 20
+    /// The uncompressed size at which a writer closes an object chunk.
+    static let chunkSize = 1 << 20
+
+    /// The kind of a record, its content's first byte.
+    enum RecordKind: UInt8 {
+        case metadata = 1
+        case objects = 2
+        case end = 3
+    }
+}
+
+/// What the metadata record of a binary store file holds.
+struct BinaryStoreHeader: Sendable {
+    /// The store's metadata (UUID, type, model hashes, reference counters, the user's keys).
+    var metadata: [String: MetadataValue]
+    /// The shape of the objects that follow.
+    var schema: StoreSchema
+}

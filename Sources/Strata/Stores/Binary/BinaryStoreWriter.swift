@@ -1,0 +1,157 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// Writes a binary store file: header, metadata record, object chunks of about
+/// ``BinaryStoreFormat/chunkSize`` bytes each, end record; then `fsync`s it.
+struct BinaryStoreWriter {
+    let url: URL
+    let descriptor: Int32
+    private var entityIndexes: [String: Int] = [:]
+    private var buffer = ByteWriter(capacity: BinaryStoreFormat.chunkSize + 4096)
+    private var chunks = 0
+    private var objects = 0
+
+    /// Creates (or empties) the file at `url` for writing.
+    init(url: URL) throws {
+        self.url = url
+        descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw Self.failure(url, "cannot create the file") }
+    }
+
+    /// Writes the fixed header and the metadata record; objects written next follow its schema.
+    mutating func writeHeader(_ header: BinaryStoreHeader) throws {
+        entityIndexes = Dictionary(uniqueKeysWithValues: header.schema.entities.enumerated().map { ($1.name, $0) })
+        var fixed = ByteWriter()
+        fixed.raw(BinaryStoreFormat.magic)
+        fixed.fixed(BinaryStoreFormat.version)
+        fixed.fixed(UInt16(0))
+        fixed.fixed(UInt32(0))
+        try write(fixed.bytes)
+
+        var record = ByteWriter()
+        record.byte(BinaryStoreFormat.RecordKind.metadata.rawValue)
+        record.metadataValue(.dictionary(header.metadata))
+        record.schema(header.schema)
+        try writeRecord(record.bytes)
+    }
+
+    /// Writes the objects of one entity, in chunks.
+    mutating func writeObjects(entity: String, rows: some Sequence<(key: Int64, value: Row)>) throws {
+        guard let index = entityIndexes[entity] else { return }
+        var count = 0
+        var body = ByteWriter(capacity: BinaryStoreFormat.chunkSize + 4096)
+        for (reference, row) in rows {
+            body.signed(reference)
+            body.signed(row.version)
+            for value in row.attributes { body.attributeValue(value) }
+            for targets in row.relationships {
+                switch targets {
+                case .toOne(let id):
+                    if let id, let target = targetIndex(id) {
+                        body.byte(1)
+                        body.varint(target.0)
+                        body.signed(target.1)
+                    } else {
+                        body.byte(0)
+                    }
+                case .toMany(let ids):
+                    let targets = ids.compactMap(targetIndex)
+                    body.varint(targets.count)
+                    for (entityIndex, reference) in targets {
+                        body.varint(entityIndex)
+                        body.signed(reference)
+                    }
+                }
+            }
+            count += 1
+            if body.count >= BinaryStoreFormat.chunkSize {
+                try flushChunk(entityIndex: index, count: count, body: &body)
+                count = 0
+            }
+        }
+        if count > 0 { try flushChunk(entityIndex: index, count: count, body: &body) }
+    }
+
+    private func targetIndex(_ id: ManagedObjectID) -> (Int, Int64)? {
+        guard let index = entityIndexes[id.entityName], let reference = id.referenceNumber else { return nil }
+        return (index, reference)
+    }
+
+    private mutating func flushChunk(entityIndex: Int, count: Int, body: inout ByteWriter) throws {
+        buffer.removeAll()
+        buffer.byte(BinaryStoreFormat.RecordKind.objects.rawValue)
+        buffer.varint(entityIndex)
+        buffer.varint(count)
+        buffer.raw(body.bytes)
+        body.removeAll()
+        try writeRecord(buffer.bytes)
+        chunks += 1
+        objects += count
+    }
+
+    /// Copies records written elsewhere (another file's object records and end record) as they are.
+    mutating func writeRaw(_ bytes: [UInt8]) throws {
+        try write(bytes)
+    }
+
+    /// Makes the file durable, after ``writeRaw(_:)`` copied its end record.
+    func sync() throws {
+        guard fsync(descriptor) == 0 else { throw Self.failure(url, "cannot flush the file to disk") }
+    }
+
+    /// Writes the end record and makes the file durable.
+    mutating func finish() throws {
+        var record = ByteWriter()
+        record.byte(BinaryStoreFormat.RecordKind.end.rawValue)
+        record.varint(chunks)
+        record.varint(objects)
+        try writeRecord(record.bytes)
+        guard fsync(descriptor) == 0 else { throw Self.failure(url, "cannot flush the file to disk") }
+    }
+
+    func closeFile() {
+        _ = close(descriptor)
+    }
+
+    private mutating func writeRecord(_ content: [UInt8]) throws {
+        let frame: [UInt8]
+        do {
+            frame = try content.withUnsafeBytes { try LZ4Frame.compress($0) }
+        } catch {
+            throw StoreError(.writeFailed, file: url, "\(error)")
+        }
+        var length = ByteWriter()
+        length.fixed(UInt32(frame.count))
+        try write(length.bytes)
+        try write(frame)
+    }
+
+    private func write(_ bytes: [UInt8]) throws {
+        let write = { (fd: Int32, buffer: UnsafeRawPointer, count: Int) in systemWrite(fd, buffer, count) }
+        try bytes.withUnsafeBytes { raw in
+            var written = 0
+            while written < raw.count {
+                // The buffer is not empty here: written < raw.count.
+                let result = write(descriptor, raw.baseAddress! + written, raw.count - written)
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    throw Self.failure(url, "cannot write the file")
+                }
+                written += result
+            }
+        }
+    }
+
+    static func failure(_ url: URL, _ what: String) -> StoreError {
+        StoreError(.writeFailed, file: url, "\(what): \(String(cString: strerror(errno)))")
+    }
+}
+
+/// The C library's write(2), which the writer's own `write` method hides.
+private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, buffer, count)
+}

@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// An `flock` on a store file, held while a coordinator has the store open: exclusive for a
+/// writer, shared for a read-only store. A second writer, in this process or another, is
+/// refused at once with ``StoreError/Code/storeInUse``.
+final class StoreFileLock {
+    private(set) var descriptor: Int32
+
+    /// Locks the file at `url`.
+    init(url: URL, exclusive: Bool) throws {
+        descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw StoreError(.unreadable, file: url, "cannot open the store: \(String(cString: strerror(errno)))")
+        }
+        guard flock(descriptor, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0 else {
+            let reason = errno
+            close(descriptor)
+            if reason == EWOULDBLOCK {
+                throw StoreError(
+                    .storeInUse, file: url,
+                    "the store is in use: another coordinator (in this process or another) has it open for writing")
+            }
+            throw StoreError(.unreadable, file: url, "cannot lock the store: \(String(cString: strerror(reason)))")
+        }
+    }
+
+    /// Moves the lock to another open file (the new store file a save renamed into place).
+    func replace(with newDescriptor: Int32) {
+        close(descriptor)
+        descriptor = newDescriptor
+    }
+
+    deinit {
+        close(descriptor)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import JSONLinesStore
+import Strata
+import Testing
+
+/// The store types the conformance suite runs over: Strata's in-memory and binary stores and
+/// the sample's JSON-lines atomic store.
+enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case inMemory, binary, jsonLines
+
+    var testDescription: String { rawValue }
+
+    var type: StoreType {
+        switch self {
+        case .inMemory: .inMemory
+        case .binary: .binary
+        case .jsonLines: JSONLinesStore.storeType
+        }
+    }
+
+    /// Whether the store keeps its objects when its coordinator goes away.
+    var isPersistent: Bool { self != .inMemory }
+}
+
+/// A store of one kind in a temporary folder, reopened as a user would.
+struct StoreUnderTest {
+    let kind: StoreKind
+    let model: ManagedObjectModel
+    let directory: URL
+    let url: URL
+    private let memoryCoordinator: PersistentStoreCoordinator?
+
+    init(_ kind: StoreKind, model: ManagedObjectModel) async throws {
+        JSONLinesStore.register()
+        self.kind = kind
+        self.model = model
+        directory = try Fixtures.temporaryDirectory()
+        url = directory.appendingPathComponent("Store.\(kind.rawValue)")
+        memoryCoordinator = kind.isPersistent ? nil : try await makeCoordinator(model)
+    }
+
+    /// A coordinator with the store added: a new one each time for a file store (so its
+    /// objects come from the file), the one coordinator for the in-memory store.
+    func open() async throws -> PersistentStoreCoordinator {
+        if let memoryCoordinator { return memoryCoordinator }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try await coordinator.addPersistentStore(type: kind.type, at: url)
+        return coordinator
+    }
+
+    /// Opens the store, runs `body` on a new context, and closes the store.
+    func withContext<T: Sendable>(_ body: @Sendable (isolated ManagedObjectContext) throws -> T) async throws -> T {
+        let coordinator = try await open()
+        let result = try await backgroundContext(coordinator).perform(body)
+        if kind.isPersistent, let store = coordinator.persistentStores.first {
+            try await coordinator.removePersistentStore(store)
+        }
+        return result
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
