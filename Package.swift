@@ -53,6 +53,12 @@ let package = Package(
             dependencies: ["Strata"],
             path: "Samples/Library"
         ),
+        // The child process of the crash-safety test: saves in a loop until killed.
+        .executableTarget(
+            name: "StoreCrashHelper",
+            dependencies: ["Strata"],
+            path: "Tests/Helpers/StoreCrashHelper"
+        ),
         .testTarget(
             name: "StrataTests",
             dependencies: ["Strata", "JSONLinesStore"]

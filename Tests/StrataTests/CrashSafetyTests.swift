@@ -1,0 +1,104 @@
+import Foundation
+import Strata
+import Testing
+
+/// A process saving a store in a loop is killed with SIGKILL at random moments; after every
+/// kill the store opens and holds exactly the state of one completed save.
+@Suite struct CrashSafetyTests {
+    static let model = try! ManagedObjectModel {
+        EntityDescription("Counter") { AttributeDescription("value", .integer64, defaultValue: 0) }
+        EntityDescription("Item") { AttributeDescription("index", .integer64) }
+        EntityDescription("Filler") { AttributeDescription("text", .string) }
+    }
+
+    @Test func aKilledSaveLeavesTheLastCompletedOne() async throws {
+        let helper = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("StoreCrashHelper")
+        try #require(FileManager.default.isExecutableFile(atPath: helper.path), "build the helper first (scripts/test does)")
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Crash.store")
+        let seed = UInt64.random(in: 0...UInt64.max)
+        var generator = SplitMix64(seed: seed)
+        var previous: Int64 = 0
+        var kills = 0
+        var interrupted = 0
+        try Self.runUntilFirstSave(helper, url)
+        for round in 0..<30 {
+            let process = Process()
+            process.executableURL = helper
+            process.arguments = [url.path]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            // Past the start-up (reading the store) and into the loop of saves, at a random moment.
+            let delay = UInt64.random(in: 50_000_000...500_000_000, using: &generator)
+            try await Task.sleep(nanoseconds: delay)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            kills += process.terminationReason == .uncaughtSignal ? 1 : 0
+            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            if try FileManager.default.contentsOfDirectory(atPath: directory.path).contains(where: { $0.contains("strata-tmp") }) {
+                interrupted += 1
+            }
+            let acknowledged = printed.split(separator: "\n").last.flatMap { Int64($0.dropFirst("saved ".count)) } ?? previous
+
+            let (counter, indexes) = try await Self.state(at: url)
+            #expect(Set(indexes) == Set(1...max(counter, 1)).filter { _ in counter > 0 },
+                    "round \(round), seed \(seed): items \(indexes.count) for counter \(counter)")
+            #expect(indexes.count == Int(counter), "round \(round), seed \(seed)")
+            #expect(counter >= acknowledged, "round \(round), seed \(seed): a save reported done was lost")
+            #expect(counter <= acknowledged + 1, "round \(round), seed \(seed)")
+            previous = counter
+        }
+        #expect(kills >= 25)
+        #expect(interrupted > 0, "some kills landed in the middle of writing a save (seed \(seed))")
+        #expect(previous > 0, "the helper saved at least once")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains("strata-tmp") }
+        #expect(leftovers.isEmpty, "opening the store removed the files of interrupted saves")
+    }
+
+    /// Runs the helper until it reports its first save (which writes the ballast), then kills it.
+    static func runUntilFirstSave(_ helper: URL, _ url: URL) throws {
+        let process = Process()
+        process.executableURL = helper
+        process.arguments = [url.path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        _ = output.fileHandleForReading.availableData
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// The counter and the item indexes of the store.
+    static func state(at url: URL) async throws -> (Int64, [Int64]) {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        let store = try await coordinator.addPersistentStore(type: .binary, at: url)
+        let state = try await backgroundContext(coordinator).perform { context in
+            let counter = try context.fetch(FetchRequest<ManagedObject>(entityName: "Counter")).first
+            let value = try counter?.value(forKey: "value") as? Int64 ?? 0
+            let indexes = try context.fetch(FetchRequest<ManagedObject>(entityName: "Item")).compactMap {
+                try $0.value(forKey: "index") as? Int64
+            }
+            return (value, indexes.sorted())
+        }
+        try await coordinator.removePersistentStore(store)
+        return state
+    }
+}
+
+/// A small seeded generator, so that a failing run can be repeated from its seed.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
