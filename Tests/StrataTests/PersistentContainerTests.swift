@@ -5,10 +5,16 @@ import Testing
 
 @Suite struct PersistentContainerTests {
     @Test func aContainerRunsTheWholeStack() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
         let container = PersistentContainer(name: "Library", managedObjectModel: try libraryModel())
+        #expect(container.persistentStoreDescriptions.first?.type == .binary)
+        #expect(container.persistentStoreDescriptions.first?.url?.lastPathComponent == "Library.store")
+        let url = directory.appendingPathComponent("nested/Library.store")
+        container.persistentStoreDescriptions = [PersistentStoreDescription(type: .binary, url: url)]
         let stores = try await container.loadPersistentStores()
         #expect(stores.count == 1)
-        #expect(stores.first?.type == .inMemory)
+        #expect(stores.first?.url == url, "the folder is created")
         #expect(container.persistentStoreCoordinator.persistentStores.count == 1)
 
         let id = try await container.performBackgroundTask { context in
@@ -27,6 +33,7 @@ import Testing
 
     @Test func theCompletionHandlerFormReportsEachStore() async throws {
         let container = PersistentContainer(name: "Library", managedObjectModel: try libraryModel())
+        container.persistentStoreDescriptions = [PersistentStoreDescription(type: .inMemory)]
         var unknown = PersistentStoreDescription(type: StoreType(rawValue: "Nonesuch"))
         unknown.isReadOnly = true
         container.persistentStoreDescriptions.append(unknown)

@@ -21,14 +21,16 @@ public final class PersistentContainer: Sendable {
     public let viewContext: ManagedObjectContext
     private let descriptions: Mutex<[PersistentStoreDescription]>
 
-    /// A container for `model`, with one store description: an in-memory store until the
-    /// file store lands, then a store named after the container in ``defaultDirectoryURL()``.
+    /// A container for `model`, with one store description: a binary store named after the
+    /// container (`<name>.store`) in ``defaultDirectoryURL()``, as Core Data's container puts its
+    /// SQLite store in Application Support.
     public init(name: String, managedObjectModel: ManagedObjectModel) {
         self.name = name
         self.managedObjectModel = managedObjectModel
         persistentStoreCoordinator = PersistentStoreCoordinator(managedObjectModel: managedObjectModel)
         viewContext = ManagedObjectContext(concurrencyType: .mainQueue, persistentStoreCoordinator: persistentStoreCoordinator)
-        descriptions = Mutex([PersistentStoreDescription(type: .inMemory)])
+        let url = Self.defaultDirectoryURL().appendingPathComponent("\(name).store")
+        descriptions = Mutex([PersistentStoreDescription(type: .binary, url: url)])
     }
 
     /// The stores ``loadPersistentStores()`` adds; change them before loading.
@@ -37,7 +39,7 @@ public final class PersistentContainer: Sendable {
         set { descriptions.withLock { $0 = newValue } }
     }
 
-    /// Adds a store for every description, in order.
+    /// Adds a store for every description, in order, creating the folders of file stores.
     ///
     /// - Returns: The stores added.
     /// - Throws: The first error a store gave; the stores before it stay added.
@@ -45,12 +47,20 @@ public final class PersistentContainer: Sendable {
     public func loadPersistentStores() async throws -> [PersistentStore] {
         var stores: [PersistentStore] = []
         for description in persistentStoreDescriptions {
-            stores.append(
-                try await persistentStoreCoordinator.addPersistentStore(
-                    type: description.type, configuration: description.configuration, at: description.url,
-                    options: description.options))
+            stores.append(try await Self.add(description, to: persistentStoreCoordinator))
         }
         return stores
+    }
+
+    private static func add(
+        _ description: PersistentStoreDescription, to coordinator: PersistentStoreCoordinator
+    ) async throws -> PersistentStore {
+        if let folder = description.url?.deletingLastPathComponent() {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+        return try await coordinator.addPersistentStore(
+            type: description.type, configuration: description.configuration, at: description.url,
+            options: description.options)
     }
 
     /// Adds a store for every description, calling `completionHandler` once per description
@@ -63,9 +73,7 @@ public final class PersistentContainer: Sendable {
         Task {
             for description in descriptions {
                 do {
-                    try await coordinator.addPersistentStore(
-                        type: description.type, configuration: description.configuration, at: description.url,
-                        options: description.options)
+                    _ = try await Self.add(description, to: coordinator)
                     completionHandler(description, nil)
                 } catch {
                     completionHandler(description, error)
