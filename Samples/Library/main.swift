@@ -1,12 +1,20 @@
 // The Strata demo: a small library catalogue, run through the whole stack.
 //
-// It defines a model in Swift, opens a container, imports an embedded catalogue from four
-// background contexts at once, reads it from the main-queue context, resolves an object URI,
-// shows a save conflict being caught and merged, and deletes with a cascade rule.
+// It defines a model in Swift, opens a container on a binary store file, imports an embedded
+// catalogue from four background contexts at once, reads it from the main-queue context,
+// resolves an object URI, shows a save conflict being caught and merged, deletes with a
+// cascade rule, and reopens the file in a new container to show that everything was saved.
+//
+// Usage: strata-demo [STORE]   (default: a new folder under the temporary directory)
 import Foundation
 import Strata
 
-let container = PersistentContainer(name: "Library", managedObjectModel: try LibraryModel.make())
+let storeURL = CommandLine.arguments.count > 1
+    ? URL(fileURLWithPath: CommandLine.arguments[1])
+    : FileManager.default.temporaryDirectory.appendingPathComponent("strata-demo-\(UUID().uuidString)/Library.store")
+let model = try LibraryModel.make()
+let container = PersistentContainer(name: "Library", managedObjectModel: model)
+container.persistentStoreDescriptions = [PersistentStoreDescription(type: .binary, url: storeURL)]
 let stores = try await container.loadPersistentStores()
 print("Opened \(stores.map(\.description).joined(separator: ", "))")
 
@@ -89,3 +97,16 @@ let remaining = try await container.performBackgroundTask { context in
 }
 print("Deleted Charles Dickens and, by cascade, his books: \(remaining.0) authors and \(remaining.1) books remain")
 
+
+// 6. A new container on the same file finds every saved object, with its relationships.
+if let store = stores.first { try await container.persistentStoreCoordinator.removePersistentStore(store) }
+let reopened = PersistentContainer(name: "Library", managedObjectModel: model)
+reopened.persistentStoreDescriptions = [PersistentStoreDescription(type: .binary, url: storeURL)]
+try await reopened.loadPersistentStores()
+let reread = try await reopened.viewContext.perform { context in
+    var request = FetchRequest<Author>()
+    request.sortDescriptors = [.ascending("name")]
+    return try context.fetch(request).map { "\($0.name) (\($0.books.count) books)" }
+}
+let size = (try FileManager.default.attributesOfItem(atPath: storeURL.path)[.size] as? Int) ?? 0
+print("Reopened \(storeURL.path) (\(size) bytes, LZ4-compressed): \(reread.joined(separator: ", "))")

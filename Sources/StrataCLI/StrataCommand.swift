@@ -5,8 +5,8 @@ import ArgumentParser
 struct StrataCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strata",
-        abstract: "Inspect Strata models and stores.",
+        abstract: "Inspect, verify, dump and import Strata stores, and show and compare their models.",
         version: "0.1.0",
-        subcommands: [ModelsCommand.self]
+        subcommands: [InspectStore.self, VerifyStore.self, DumpStore.self, ImportStore.self, ModelsCommand.self]
     )
 }

@@ -31,6 +31,10 @@ open class PersistentStore: @unchecked Sendable {
     /// the store: how a program tells a store written by a newer version from a foreign one.
     public static let modelVersionHistoryKey = "StoreModelVersionHistory"
 
+    /// The metadata key under which file stores keep, per entity hierarchy, the next reference
+    /// number to hand out (so that numbers are never reused, even after deletes).
+    public static let nextReferencesKey = "StoreNextReferences"
+
     public let type: StoreType
     /// The store's location; `nil` for a store with no file.
     public let url: URL?

@@ -70,9 +70,6 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         ((try? FileManager.default.attributesOfItem(atPath: fileURL.path)[.size] as? Int) ?? 0) == 0
     }
 
-    /// The metadata key under which atomic stores keep their reference counters.
-    static let nextReferencesKey = "StoreNextReferences"
-
     // MARK: The contract
 
     /// Reads the store's objects and adds them with ``addCacheNodes(_:)``. The file may be

@@ -118,8 +118,9 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
         try reader.readObjects(schema: header.schema, storeIdentifier: identifier) { entityIndex, rows in
             let mapping = mappings[entityIndex]
             var table = tables[mapping.entity] ?? [:]
-            for (reference, row) in rows {
-                table[reference] = mapping.map(row)
+            for (reference, row) in rows where table.updateValue(mapping.map(row), forKey: reference) != nil {
+                throw StoreError(
+                    .corruptFile, file: fileURL, "the store holds two \(mapping.entity) objects with the reference number \(reference)")
             }
             tables[mapping.entity] = table
         }

@@ -24,10 +24,21 @@ struct BinaryStoreReader {
 
     /// Reads the fixed header and the metadata record.
     mutating func readHeader() throws -> BinaryStoreHeader {
-        let fixed = try read(BinaryStoreFormat.headerSize, what: "the file header")
-        guard Array(fixed.prefix(8)) == BinaryStoreFormat.magic else {
+        let start: [UInt8]
+        do {
+            start = [UInt8](try handle.read(upToCount: BinaryStoreFormat.magic.count) ?? Data())
+        } catch {
+            throw StoreError(.unreadable, file: url, offset: 0, "cannot read the store: \(error.localizedDescription)")
+        }
+        offset = start.count
+        // A short file that starts like a store is a truncated store; anything else is foreign.
+        guard !start.isEmpty, start == Array(BinaryStoreFormat.magic.prefix(start.count)) else {
             throw StoreError(.notAStore, file: url, offset: 0, "this is not a Strata binary store (its first bytes are wrong)")
         }
+        guard start.count == BinaryStoreFormat.magic.count else {
+            throw StoreError(.truncated, file: url, offset: start.count, "the file ends inside the file header (after \(start.count) bytes)")
+        }
+        let fixed = start + (try read(BinaryStoreFormat.headerSize - start.count, what: "the file header"))
         var reader = ByteReader(fixed)
         _ = try? reader.rawBytes(8)
         let version = (try? reader.fixed(UInt16.self)) ?? 0
@@ -54,41 +65,66 @@ struct BinaryStoreReader {
     }
 
     /// Reads every object chunk after the header, calling `visit` with the entity (by schema
-    /// index) and its rows, then checks the end record.
+    /// index) and its rows, then checks the end record. The first damaged chunk throws.
     mutating func readObjects(
         schema: StoreSchema, storeIdentifier: String, visit: (Int, [(Int64, Row)]) throws -> Void
+    ) throws {
+        try readChunks(schema: schema, storeIdentifier: storeIdentifier) { _, _, _, result in
+            let (entityIndex, rows) = try result.get()
+            try visit(entityIndex, rows)
+        }
+    }
+
+    /// Reads every record after the metadata, handing `visit` each chunk's position, size and
+    /// rows, or why it is damaged; reading goes on with the next record (the tools report every
+    /// damaged chunk). Throws when the file ends early or its end record is missing or wrong.
+    mutating func readChunks(
+        schema: StoreSchema, storeIdentifier: String,
+        visit: (Int, Int, Int, Result<(Int, [(Int64, Row)]), StoreError>) throws -> Void
     ) throws {
         var chunks = 0
         var objects = 0
         while true {
-            var record = try readRecord(expecting: nil, chunk: chunks)
+            let start = offset
+            let lengthBytes = try read(4, what: "a record length", chunk: chunks)
+            var lengthReader = ByteReader(lengthBytes)
+            let length = Int((try? lengthReader.fixed(UInt32.self)) ?? 0)
+            guard length > 0, length <= BinaryStoreFormat.maximumRecordSize else {
+                throw StoreError(.corruptFile, file: url, offset: start, chunk: chunks, "a record claims \(length) bytes")
+            }
+            let frame = try read(length, what: "a record", chunk: chunks)
+            let decoded: Result<(Int, [(Int64, Row)]), StoreError>
             do {
-                let kind = try record.byte()
-                if kind == BinaryStoreFormat.RecordKind.end.rawValue {
+                let content = try frame.withUnsafeBytes { try LZ4Frame.decompress($0, maximumSize: BinaryStoreFormat.maximumRecordSize) }
+                var record = ByteReader(content)
+                if (try? record.byte()) == BinaryStoreFormat.RecordKind.end.rawValue {
                     let recordedChunks = try record.varint()
                     let recordedObjects = try record.varint()
                     guard recordedChunks == chunks, recordedObjects == objects, record.isAtEnd else {
-                        throw record.fail("the end record counts \(recordedChunks) chunks and \(recordedObjects) objects, "
-                            + "but the file holds \(chunks) and \(objects)")
+                        throw StoreError(
+                            .corruptFile, file: url, offset: start,
+                            "the end record counts \(recordedChunks) chunks and \(recordedObjects) objects, but the file holds \(chunks) and \(objects)")
                     }
                     break
                 }
-                guard kind == BinaryStoreFormat.RecordKind.objects.rawValue else { throw record.fail("unknown record kind \(kind)") }
                 let entityIndex = try record.index(below: schema.entities.count, "entity number")
                 let entity = schema.entities[entityIndex]
                 let count = try record.count(minimumSize: 2 + entity.attributes.count + entity.relationships.count)
                 var rows: [(Int64, Row)] = []
-                rows.reserveCapacity(count)
-                for _ in 0..<count {
-                    rows.append(try record.row(entity, schema: schema, store: storeIdentifier))
-                }
+                for _ in 0..<count { rows.append(try record.row(entity, schema: schema, store: storeIdentifier)) }
                 guard record.isAtEnd else { throw record.fail("the chunk has trailing bytes") }
-                try visit(entityIndex, rows)
-                chunks += 1
+                decoded = .success((entityIndex, rows))
                 objects += count
+            } catch let error as StoreError {
+                throw error
+            } catch let failure as LZ4Frame.Failure {
+                decoded = .failure(StoreError(.corruptFile, file: url, offset: start, chunk: chunks, failure.description))
             } catch let failure as ByteReader.Failure {
-                throw StoreError(.corruptFile, file: url, offset: recordStart, chunk: chunks, "the chunk is damaged at its byte \(failure.offset): \(failure.message)")
+                decoded = .failure(
+                    StoreError(.corruptFile, file: url, offset: start, chunk: chunks, "the chunk is damaged at its byte \(failure.offset): \(failure.message)"))
             }
+            try visit(chunks, start, 4 + length, decoded)
+            chunks += 1
         }
         guard try handle.read(upToCount: 1)?.isEmpty ?? true else {
             throw StoreError(.corruptFile, file: url, offset: offset, "bytes follow the end record")

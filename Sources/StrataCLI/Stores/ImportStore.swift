@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata import STORE --model MODEL --from FILE`: objects from JSON Lines into a new or
+/// existing store, in one save: all of them land, or none.
+struct ImportStore: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Add objects from JSON Lines (as strata dump writes them) to a store, in one save.")
+
+    @Argument(help: "The binary store file (created when missing).")
+    var store: String
+
+    @Option(help: "The model (.xcdatamodel) or bundle (.xcdatamodeld, its current version).")
+    var model: String
+
+    @Option(help: "The JSON Lines file to read ('-' for standard input).")
+    var from: String
+
+    func run() async throws {
+        let model = try ModelSource(path: model).model(version: nil).model
+        let data: Data
+        do {
+            data = from == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: from))
+        } catch {
+            throw CommandFailure("cannot read \(from): \(error.localizedDescription)")
+        }
+        let records = try ImportRecord.parse(data, model: model, file: from)
+
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        let url = URL(fileURLWithPath: store)
+        let added = try await coordinator.addPersistentStore(type: .binary, at: url)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        let result: Result<Int, ImportFailure> = await context.perform { context in
+            do {
+                return .success(try ImportRecord.insert(records, into: context, file: from))
+            } catch let failure as ImportFailure {
+                return .failure(failure)
+            } catch {
+                return .failure(ImportFailure(line: nil, file: from, message: "\(error)"))
+            }
+        }
+        try await coordinator.removePersistentStore(added)
+        switch result {
+        case .success(let count):
+            print("imported \(count) object(s) into \(store)")
+        case .failure(let failure):
+            throw failure
+        }
+    }
+}
+
+/// A bad line of an import, or a save that failed: nothing was written.
+struct ImportFailure: Error, CustomStringConvertible {
+    let line: Int?
+    let file: String
+    let message: String
+
+    var description: String {
+        "\(file)\(line.map { ":\($0)" } ?? ""): \(message); nothing was imported"
+    }
+}
