@@ -87,14 +87,13 @@ extension ManagedObject {
     /// - Throws: ``PersistenceError`` with code `.unknownEntity` when no entity, or more than
     ///   one, has this class: use ``ManagedObjectContext/insertNewObject(forEntityName:)`` then.
     public convenience init(context: isolated ManagedObjectContext) throws {
-        let model = context.graph.model
-        let candidates = model.entities.filter { $0.managedObjectClass == Self.self && !$0.isAbstract }
-        guard candidates.count == 1, let entity = candidates.first, let layout = model.layout(for: entity.name) else {
+        let candidates = context.graph.model.layouts(forClass: Self.self)
+        guard candidates.count == 1, let layout = candidates.first else {
             throw PersistenceError(
                 .unknownEntity,
                 "\(candidates.isEmpty ? "no entity" : "more than one entity") of the model has the class \(Self.self)")
         }
-        self.init(ManagedObjectCreation(layout: layout, objectID: .temporary(entityName: entity.name), graph: context.graph, row: nil))
+        self.init(ManagedObjectCreation(layout: layout, objectID: .temporary(entityName: layout.name), graph: context.graph, row: nil))
         context.graph.didInsert(self)
     }
 }

@@ -30,7 +30,9 @@ extension ObjectGraph {
             object.storage.relationships[index] = .toOne(nil)
             didChange(object)
         case .toMany(var ids):
-            guard ids.remove(id) != nil else { return }
+            guard ids.contains(id) else { return }
+            object.storage.relationships[index] = .toOne(nil)  // so that `ids` is not copied on write
+            ids.remove(id)
             object.storage.relationships[index] = .toMany(ids)
             didChange(object)
         default:
@@ -51,7 +53,9 @@ extension ObjectGraph {
             target.storage.relationships[inverseIndex] = .toOne(source.objectID)
             didChange(target)
         case .toMany(var ids):
-            guard ids.append(source.objectID).inserted else { return }
+            guard !ids.contains(source.objectID) else { return }
+            target.storage.relationships[inverseIndex] = .toOne(nil)  // so that `ids` is not copied on write
+            ids.append(source.objectID)
             target.storage.relationships[inverseIndex] = .toMany(ids)
             didChange(target)
         }

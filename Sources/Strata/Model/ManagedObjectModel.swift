@@ -72,6 +72,11 @@ public struct ManagedObjectModel: Sendable, Hashable {
         storage.layouts[name]
     }
 
+    /// The concrete entities whose class is `type`, by layout.
+    func layouts(forClass type: ManagedObject.Type) -> [EntityLayout] {
+        storage.layoutsByClass[ObjectIdentifier(type)] ?? []
+    }
+
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.storage === rhs.storage
             || (lhs.entities == rhs.entities && lhs.versionIdentifiers == rhs.versionIdentifiers
@@ -94,6 +99,8 @@ extension ManagedObjectModel {
         let fetchRequestTemplates: [FetchRequestTemplate]
         let versionHashes: [String: Data]
         let versionHistory: [String]
+        /// Concrete entities by class, for `init(context:)`.
+        let layoutsByClass: [ObjectIdentifier: [EntityLayout]]
 
         init(
             entities declared: [EntityDescription], versionIdentifiers: Set<String>, configurations: [String: [String]],
@@ -114,6 +121,9 @@ extension ManagedObjectModel {
             self.layouts = layouts
             self.versionIdentifiers = versionIdentifiers
             versionHistory = []
+            layoutsByClass = Dictionary(
+                grouping: resolved.filter { !$0.isAbstract }.compactMap { layouts[$0.name] },
+                by: { ObjectIdentifier($0.entity.managedObjectClass) })
         }
 
         private init(copying other: Storage, versionHistory: [String]) {
@@ -123,6 +133,7 @@ extension ManagedObjectModel {
             configurations = other.configurations
             fetchRequestTemplates = other.fetchRequestTemplates
             versionHashes = other.versionHashes
+            layoutsByClass = other.layoutsByClass
             self.versionHistory = versionHistory
         }
 

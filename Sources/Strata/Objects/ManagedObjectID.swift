@@ -72,6 +72,16 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
         self.init(entityName: entity, key: .permanent(store: store, reference: reference))
     }
 
+    /// Hashes the reference and the entity, not the store's UUID: the objects of one store
+    /// (what dictionaries of IDs mostly hold) share it, so hashing it would only cost time.
+    public func hash(into hasher: inout Hasher) {
+        switch key {
+        case .temporary(let uuid): hasher.combine(uuid)
+        case .permanent(_, let reference): hasher.combine(reference)
+        }
+        hasher.combine(entityName)
+    }
+
     /// The URI scheme of object URIs.
     public static let scheme = "x-strata"
 
