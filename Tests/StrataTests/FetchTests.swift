@@ -115,8 +115,9 @@ import Testing
             #expect(mismatch?.description == "the objects of entity 'Author' are Author, not Book")
             var request = FetchRequest<Book>()
             request.sortDescriptors = [.ascending("isbn")]
-            let key = #expect(throws: ValidationError.self) { try context.fetch(request) }
-            #expect(key?.description == "Book.isbn: sort keys name attributes of the entity")
+            let key = #expect(throws: PredicateError.self) { try context.fetch(request) }
+            #expect(key?.code == .unknownKey)
+            #expect(key?.description == "the entity Book has no key 'isbn'")
         }
     }
 }

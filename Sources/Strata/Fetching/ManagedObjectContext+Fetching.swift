@@ -4,55 +4,46 @@ import OrderedCollections
 
 extension ManagedObjectContext {
     /// The objects a request describes, read from the context's pinned generation (and, unless
-    /// the request says otherwise, its unsaved changes).
+    /// the request says otherwise, its unsaved changes). Each is the context's one object for
+    /// its ID.
     ///
     /// - Throws: ``PersistenceError`` with code `.unknownEntity` when the model has no such
-    ///   entity or its class is not `Result`; ``ValidationError`` with code `.unknownKey` for a
-    ///   sort key the entity does not have.
+    ///   entity or its class is not `Result`; ``PredicateError`` for a predicate or sort key that
+    ///   names a key the entity does not have, or that cannot be evaluated.
     public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
-        let layout = try graph.layout(for: request)
-        let sortSlots = try request.sortDescriptors.map { descriptor in
-            guard case .attribute(let index)? = layout.slots[descriptor.key] else {
-                throw ValidationError(
-                    .unknownKey, entity: layout.name, key: descriptor.key, "sort keys name attributes of the entity")
-            }
-            return (index, descriptor.ascending)
+        let matches = try graph.matches(for: request, sorted: true)
+        return matches.compactMap { ref in
+            let object = graph.registered[ref.id] ?? graph.register(id: ref.id, row: ref.row)
+            if object.isFault { graph.fulfillFault(object) }
+            return object as? Result
         }
-        var objects = graph.objects(of: request.includesSubentities ? layout.hierarchyNames : [layout.name],
-                                    includingPendingChanges: request.includesPendingChanges)
-        if !sortSlots.isEmpty {
-            objects.sort { a, b in
-                for (index, ascending) in sortSlots {
-                    let order = Self.order(a.attributeValue(at: index), b.attributeValue(at: index))
-                    if order != .orderedSame { return (order == .orderedAscending) == ascending }
-                }
-                return false
-            }
-        }
-        var results = objects.dropFirst(request.fetchOffset)[...]
-        if request.fetchLimit > 0 { results = results.prefix(request.fetchLimit) }
-        return results.compactMap { $0 as? Result }
     }
 
-    /// How many objects a request would fetch.
+    /// The IDs of the objects a request describes (Core Data's `.managedObjectIDResultType`),
+    /// without making objects.
+    public func fetchObjectIDs<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [ManagedObjectID] {
+        try graph.matches(for: request, sorted: true).map(\.id)
+    }
+
+    /// How many objects a request would fetch (Core Data's `.countResultType`).
     public func count<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> Int {
-        try fetch(request).count
+        try graph.matches(for: request, sorted: !request.sortDescriptors.isEmpty && (request.fetchLimit > 0 || request.fetchOffset > 0)).count
     }
 
-    private static func order(_ a: AttributeValue?, _ b: AttributeValue?) -> ComparisonResult {
-        switch (a, b) {
-        case (nil, nil): .orderedSame
-        case (nil, _): .orderedAscending
-        case (_, nil): .orderedDescending
-        case (let a?, let b?): a.compare(to: b) ?? .orderedSame
-        }
+    /// The objects a request describes as dictionaries of values (Core Data's
+    /// `.dictionaryResultType`): ``FetchRequest/propertiesToFetch`` by name (every attribute when
+    /// `nil`), grouped by ``FetchRequest/propertiesToGroupBy``, filtered by
+    /// ``FetchRequest/havingPredicate``. Relationships give object IDs.
+    public func fetchDictionaries<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [[String: any Sendable]] {
+        try graph.dictionaries(for: request)
     }
 }
 
 extension ObjectGraph {
     /// The layout of a request's entity, checked against its result class.
     func layout<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> EntityLayout {
-        let name = request.entityName ?? model.entities.first { $0.managedObjectClass == Result.self }?.name
+        let name = request.entityName ?? model.layouts(forClass: Result.self).first?.name
+            ?? model.entities.first { $0.managedObjectClass == Result.self }?.name
         guard let name, let layout = model.layout(for: name) else {
             throw PersistenceError(
                 .unknownEntity, "the model has no entity \(request.entityName.map { "named '\($0)'" } ?? "of class \(Result.self)")")
@@ -64,30 +55,67 @@ extension ObjectGraph {
         return layout
     }
 
-    /// Every object of the named entities in the pinned generation, as registered objects,
-    /// with the context's own inserts added and its deletes removed when asked.
-    func objects(of entityNames: [String], includingPendingChanges: Bool) -> [ManagedObject] {
-        var objects: [ManagedObject] = []
+    /// The objects that match a request, as rows: sorted, offset and limited when `sorted`.
+    func matches<Result: ManagedObject>(for request: FetchRequest<Result>, sorted: Bool) throws -> [ObjectRef] {
+        let layout = try layout(for: request)
+        try request.predicate?.check(on: layout, model: model)
+        let sortKeys = try request.sortDescriptors.map { descriptor in
+            let expression = ValueExpression.keyPath(descriptor.key)
+            _ = try expression.check(on: layout, model: model, variables: [:])
+            return (expression, descriptor)
+        }
+        let source = ContextObjectSource(graph: self, includesPendingChanges: request.includesPendingChanges)
+        let evaluator = PredicateEvaluator(source: source)
+        let names = request.includesSubentities ? layout.hierarchyNames : [layout.name]
+        var matches: [ObjectRef] = []
+        func consider(_ ref: ObjectRef) throws {
+            if let predicate = request.predicate, !(try evaluator.evaluate(predicate, on: .object(ref))) { return }
+            matches.append(ref)
+        }
+        let pending = request.includesPendingChanges
         for (store, tables) in generation.stores {
-            for name in entityNames {
-                guard let table = tables[name] else { continue }
-                objects.reserveCapacity(objects.count + table.count)
+            for name in names {
+                guard let table = tables[name], let entityLayout = model.layout(for: name) else { continue }
                 for (reference, row) in table {
                     let id = ManagedObjectID(entityName: name, key: .permanent(store: store, reference: reference))
-                    if let existing = registered[id] {
-                        if includingPendingChanges, existing.isDeleted { continue }
-                        if existing.isFault { fulfillFault(existing) }
-                        objects.append(existing)
+                    if pending, let object = registered[id], object.hasChanges {
+                        if object.isDeleted { continue }
+                        try consider(ObjectRef(id: id, row: object.storage, layout: entityLayout))
                     } else {
-                        objects.append(register(id: id, row: row))
+                        try consider(ObjectRef(id: id, row: row, layout: entityLayout))
                     }
                 }
             }
         }
-        if includingPendingChanges {
-            let names = Set(entityNames)
-            objects += inserted.values.filter { !$0.isDeleted && names.contains($0.entity.name) }
+        if pending {
+            let wanted = Set(names)
+            for object in inserted.values where !object.isDeleted && wanted.contains(object.entity.name) {
+                try consider(ObjectRef(id: object.objectID, row: object.storage, layout: object.layout))
+            }
         }
-        return objects
+        guard sorted else { return matches }
+        if !sortKeys.isEmpty {
+            let keyed = try matches.map { ref in (ref, try sortKeys.map { try evaluator.value($0.0, on: .object(ref)) }) }
+            matches = keyed.sorted { a, b in
+                for (index, (_, descriptor)) in sortKeys.enumerated() {
+                    let order = Self.sortOrder(a.1[index], b.1[index], descriptor.options)
+                    if order != .orderedSame { return (order == .orderedAscending) == descriptor.ascending }
+                }
+                return false
+            }.map(\.0)
+        }
+        var window = matches.dropFirst(request.fetchOffset)[...]
+        if request.fetchLimit > 0 { window = window.prefix(request.fetchLimit) }
+        return Array(window)
+    }
+
+    /// `nil` sorts first; values of kinds without an order between them keep their order.
+    private static func sortOrder(_ a: EvaluationValue, _ b: EvaluationValue, _ options: FetchPredicate.Options) -> ComparisonResult {
+        switch (a, b) {
+        case (.null, .null): .orderedSame
+        case (.null, _): .orderedAscending
+        case (_, .null): .orderedDescending
+        default: PredicateEvaluator.order(a, b, options) ?? .orderedSame
+        }
     }
 }

@@ -1,0 +1,60 @@
+extension ObjectGraph {
+    /// Dictionary results: one per object, or one per group.
+    func dictionaries<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> [[String: any Sendable]] {
+        let layout = try layout(for: request)
+        let properties = request.propertiesToFetch
+            ?? layout.attributes.filter { !$0.isTransient }.map { ExpressionDescription.key($0.name) }
+        for property in properties {
+            _ = try property.expression.check(on: layout, model: model, variables: [:])
+        }
+        let source = ContextObjectSource(graph: self, includesPendingChanges: request.includesPendingChanges)
+        let evaluator = PredicateEvaluator(source: source)
+        let matches = try self.matches(for: request, sorted: true)
+
+        var rows: [[String: EvaluationValue]] = []
+        if let groupBy = request.propertiesToGroupBy {
+            let keys = groupBy.map(ValueExpression.keyPath)
+            for key in keys { _ = try key.check(on: layout, model: model, variables: [:]) }
+            var groups: [(key: [EvaluationValue], members: [EvaluationValue])] = []
+            for ref in matches {
+                let value = try keys.map { try evaluator.value($0, on: .object(ref)) }
+                if let index = groups.firstIndex(where: { zip($0.key, value).allSatisfy { PredicateEvaluator.equal($0, $1) } }) {
+                    groups[index].members.append(.object(ref))
+                } else {
+                    groups.append((value, [.object(ref)]))
+                }
+            }
+            for group in groups {
+                var row: [String: EvaluationValue] = [:]
+                for (path, value) in zip(groupBy, group.key) { row[path] = value }
+                for property in properties where row[property.name] == nil {
+                    row[property.name] = try evaluator.value(property.expression, on: .collection(group.members))
+                }
+                rows.append(row)
+            }
+        } else {
+            for ref in matches {
+                var row: [String: EvaluationValue] = [:]
+                for property in properties { row[property.name] = try evaluator.value(property.expression, on: .object(ref)) }
+                rows.append(row)
+            }
+        }
+        if let having = request.havingPredicate {
+            rows = try rows.filter { try evaluator.evaluate(having, on: .dictionary($0)) }
+        }
+        var results: [[String: any Sendable]] = []
+        var seen: [[String: EvaluationValue]] = []
+        for row in rows {
+            if request.returnsDistinctResults {
+                if seen.contains(where: { Self.sameRow($0, row) }) { continue }
+                seen.append(row)
+            }
+            results.append(row.compactMapValues(\.sendable))
+        }
+        return results
+    }
+
+    private static func sameRow(_ a: [String: EvaluationValue], _ b: [String: EvaluationValue]) -> Bool {
+        a.count == b.count && a.allSatisfy { key, value in b[key].map { PredicateEvaluator.equal(value, $0) } ?? false }
+    }
+}

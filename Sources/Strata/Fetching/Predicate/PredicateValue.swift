@@ -1,0 +1,109 @@
+import Foundation
+
+/// A constant in a predicate or expression: a literal of the format string, an argument, or a
+/// substituted variable. Managed objects given as arguments become their object IDs.
+public enum PredicateValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case double(Double)
+    case decimal(Decimal)
+    case string(String)
+    case date(Date)
+    case data(Data)
+    case uuid(UUID)
+    case uri(URL)
+    case objectID(ManagedObjectID)
+    case collection([PredicateValue])
+
+    /// A constant from a Swift value given as an argument (`%@`) or a variable's value.
+    ///
+    /// - Throws: ``PredicateError`` with code `.badArgument` for a value a predicate cannot hold.
+    public init(argument value: Any?) throws {
+        switch value {
+        case nil, is NSNull: self = .null
+        case let value as PredicateValue: self = value
+        case let value as AttributeValue: self = Self(value)
+        case let value as Bool: self = .bool(value)
+        case let value as Int: self = .integer(Int64(value))
+        case let value as Int8: self = .integer(Int64(value))
+        case let value as Int16: self = .integer(Int64(value))
+        case let value as Int32: self = .integer(Int64(value))
+        case let value as Int64: self = .integer(value)
+        case let value as UInt8: self = .integer(Int64(value))
+        case let value as UInt16: self = .integer(Int64(value))
+        case let value as UInt32: self = .integer(Int64(value))
+        case let value as UInt:
+            guard let integer = Int64(exactly: value) else { throw PredicateError(.badArgument, "the argument \(value) is too large") }
+            self = .integer(integer)
+        case let value as Double: self = .double(value)
+        case let value as Float: self = .double(Double(value))
+        case let value as Decimal: self = .decimal(value)
+        case let value as String: self = .string(value)
+        case let value as Substring: self = .string(String(value))
+        case let value as Date: self = .date(value)
+        case let value as Data: self = .data(value)
+        case let value as UUID: self = .uuid(value)
+        case let value as URL: self = .uri(value)
+        case let value as ManagedObjectID: self = .objectID(value)
+        case let value as ManagedObject: self = .objectID(value.objectID)
+        case let value as [Any]: self = .collection(try value.map { try PredicateValue(argument: $0) })
+        case let value as any Collection: self = .collection(try value.map { try PredicateValue(argument: $0) })
+        default:
+            throw PredicateError(.badArgument, "a predicate cannot hold the argument \(String(describing: value!)) (\(type(of: value!)))")
+        }
+    }
+
+    init(_ value: AttributeValue) {
+        switch value {
+        case .integer16(let v): self = .integer(Int64(v))
+        case .integer32(let v): self = .integer(Int64(v))
+        case .integer64(let v): self = .integer(v)
+        case .decimal(let v): self = .decimal(v)
+        case .double(let v): self = .double(v)
+        case .float(let v): self = .double(Double(v))
+        case .string(let v): self = .string(v)
+        case .boolean(let v): self = .bool(v)
+        case .date(let v): self = .date(v)
+        case .binaryData(let v), .transformable(let v): self = .data(v)
+        case .uuid(let v): self = .uuid(v)
+        case .uri(let v): self = .uri(v)
+        case .objectID(let v): self = .objectID(v)
+        }
+    }
+}
+
+extension PredicateValue: CustomStringConvertible {
+    /// The value as the normalised format string writes it.
+    public var description: String {
+        switch self {
+        case .null: "nil"
+        case .bool(let v): v ? "YES" : "NO"
+        case .integer(let v): "\(v)"
+        case .double(let v): v == v.rounded() && abs(v) < 1e15 ? String(format: "%.1f", v) : "\(v)"
+        case .decimal(let v): "\(v)"
+        case .string(let v): Self.quote(v)
+        case .date(let v): "CAST(\(v.timeIntervalSinceReferenceDate), \"NSDate\")"
+        case .data(let v): "<\(v.map { String(format: "%02x", $0) }.joined())>"
+        case .uuid(let v): v.uuidString
+        case .uri(let v): v.absoluteString
+        case .objectID(let v): v.description
+        case .collection(let values): "{" + values.map(\.description).joined(separator: ", ") + "}"
+        }
+    }
+
+    /// A string literal with double quotes, escaped as the format string reads it.
+    static func quote(_ text: String) -> String {
+        var quoted = "\""
+        for character in text {
+            switch character {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case "\n": quoted += "\\n"
+            case "\t": quoted += "\\t"
+            default: quoted.append(character)
+            }
+        }
+        return quoted + "\""
+    }
+}
