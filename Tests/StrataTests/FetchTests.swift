@@ -115,7 +115,7 @@ import Testing
             #expect(mismatch?.description == "the objects of entity 'Author' are Author, not Book")
             var request = FetchRequest<Book>()
             request.sortDescriptors = [.ascending("isbn")]
-            let key = #expect(throws: PredicateError.self) { try context.fetch(request) }
+            let key = #expect(throws: FetchPredicateError.self) { try context.fetch(request) }
             #expect(key?.code == .unknownKey)
             #expect(key?.description == "the entity Book has no key 'isbn'")
         }

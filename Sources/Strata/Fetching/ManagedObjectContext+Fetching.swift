@@ -8,7 +8,7 @@ extension ManagedObjectContext {
     /// its ID.
     ///
     /// - Throws: ``PersistenceError`` with code `.unknownEntity` when the model has no such
-    ///   entity or its class is not `Result`; ``PredicateError`` for a predicate or sort key that
+    ///   entity or its class is not `Result`; ``FetchPredicateError`` for a predicate or sort key that
     ///   names a key the entity does not have, or that cannot be evaluated.
     public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
         let matches = try graph.matches(for: request, sorted: true)

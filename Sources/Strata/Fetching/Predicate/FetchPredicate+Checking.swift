@@ -2,7 +2,7 @@ extension FetchPredicate {
     /// Checks that every key path names a property of the entity it is evaluated on, following
     /// relationships (and SUBQUERY variables) to their destinations.
     ///
-    /// - Throws: ``PredicateError`` with code `.unknownKey`, naming the entity and the key.
+    /// - Throws: ``FetchPredicateError`` with code `.unknownKey`, naming the entity and the key.
     func check(on layout: EntityLayout, model: ManagedObjectModel, variables: [String: EntityLayout] = [:]) throws {
         switch self {
         case .constant: return
@@ -74,7 +74,7 @@ extension ValueExpression {
     private static func destination(of key: String, in entity: EntityLayout, model: ManagedObjectModel) throws -> EntityLayout? {
         switch entity.slots[key] {
         case nil:
-            throw PredicateError(.unknownKey, "the entity \(entity.name) has no key '\(key)'")
+            throw FetchPredicateError(.unknownKey, "the entity \(entity.name) has no key '\(key)'")
         case .attribute:
             return nil
         case .relationship(let index):
@@ -87,7 +87,7 @@ extension FetchPredicate {
     /// The predicate with every `$VARIABLE` replaced by its value (variables that a SUBQUERY
     /// binds stay).
     ///
-    /// - Throws: ``PredicateError`` with code `.badArgument` for a value a predicate cannot hold,
+    /// - Throws: ``FetchPredicateError`` with code `.badArgument` for a value a predicate cannot hold,
     ///   or a variable with no value.
     public func withSubstitutionVariables(_ values: [String: Any]) throws -> FetchPredicate {
         try substituting(values.mapValues { try PredicateValue(argument: $0) }, bound: [])
@@ -119,7 +119,7 @@ extension ValueExpression {
         case .variable(let name):
             if bound.contains(name) { return self }
             guard let value = values[name] else {
-                throw PredicateError(.badArgument, "no value for the variable $\(name)")
+                throw FetchPredicateError(.badArgument, "no value for the variable $\(name)")
             }
             return .constant(value)
         case .constant, .evaluatedObject: return self

@@ -73,7 +73,7 @@ public indirect enum FetchPredicate: Sendable, Hashable {
     /// Parses a predicate in Core Data's format-string syntax, with `%@`, `%K`, `%d`, `%i`, `%ld`,
     /// `%lld`, `%f`, `%s` and `%u` arguments.
     ///
-    /// - Throws: ``PredicateError`` with the column of a syntax error and what was expected
+    /// - Throws: ``FetchPredicateError`` with the column of a syntax error and what was expected
     ///   (`expected a value after '>=' at column 14`), or a bad argument.
     public init(format: String, _ arguments: Any...) throws {
         var parser = try PredicateParser(format: format, arguments: arguments)

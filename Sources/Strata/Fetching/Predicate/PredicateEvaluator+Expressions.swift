@@ -13,7 +13,7 @@ extension PredicateEvaluator {
             return try collectionOperator(name, elements)
         case .variable(let name):
             guard let bound = variables[name] else {
-                throw PredicateError(.badArgument, "the variable $\(name) has no value: substitute it first")
+                throw FetchPredicateError(.badArgument, "the variable $\(name) has no value: substitute it first")
             }
             return bound
         case .aggregate(let items): return .collection(try items.map { try value($0, on: object) })
@@ -33,7 +33,7 @@ extension PredicateEvaluator {
             case .size: return .integer(Int64(elements.count))
             case .index(let position):
                 guard case .integer(let i) = try value(position, on: object) else {
-                    throw PredicateError(.evaluation, "a subscript must be an integer")
+                    throw FetchPredicateError(.evaluation, "a subscript must be an integer")
                 }
                 return elements.indices.contains(Int(i)) ? elements[Int(i)] : .null
             }
@@ -59,7 +59,7 @@ extension PredicateEvaluator {
         switch base {
         case .object(let ref):
             guard let slot = ref.layout.slots[key] else {
-                throw PredicateError(.unknownKey, "the entity \(ref.layout.name) has no key '\(key)'")
+                throw FetchPredicateError(.unknownKey, "the entity \(ref.layout.name) has no key '\(key)'")
             }
             switch slot {
             case .attribute(let index):
@@ -87,7 +87,7 @@ extension PredicateEvaluator {
         case .null:
             return .null
         default:
-            throw PredicateError(.evaluation, "a value of this kind has no key '\(key)'")
+            throw FetchPredicateError(.evaluation, "a value of this kind has no key '\(key)'")
         }
     }
 
@@ -105,13 +105,13 @@ extension PredicateEvaluator {
             return .collection(distinct)
         case "unionOfObjects": return .collection(elements)
         case "unionOfArrays", "unionOfSets": return .collection(elements.flatMap(\.elements))
-        default: throw PredicateError(.unsupported, "the collection operator @\(name) is not supported")
+        default: throw FetchPredicateError(.unsupported, "the collection operator @\(name) is not supported")
         }
     }
 
     private func numbers(_ value: EvaluationValue, for name: String) throws -> [Double] {
         try value.elements.filter { if case .null = $0 { false } else { true } }.map {
-            guard let number = $0.number else { throw PredicateError(.evaluation, "\(name) needs numbers") }
+            guard let number = $0.number else { throw FetchPredicateError(.evaluation, "\(name) needs numbers") }
             return number
         }
     }
@@ -123,11 +123,11 @@ extension PredicateEvaluator {
 
     func function(_ name: String, _ arguments: [EvaluationValue]) throws -> EvaluationValue {
         func argument(_ index: Int) throws -> EvaluationValue {
-            guard index < arguments.count else { throw PredicateError(.evaluation, "\(name) takes more arguments") }
+            guard index < arguments.count else { throw FetchPredicateError(.evaluation, "\(name) takes more arguments") }
             return arguments[index]
         }
         func number(_ index: Int) throws -> Double {
-            guard let value = try argument(index).number else { throw PredicateError(.evaluation, "\(name) needs a number") }
+            guard let value = try argument(index).number else { throw FetchPredicateError(.evaluation, "\(name) needs a number") }
             return value
         }
         let list = arguments.count == 1 ? arguments[0] : .collection(arguments)
@@ -167,7 +167,7 @@ extension PredicateEvaluator {
         case "leftshift:by:": return try arithmetic("<<", try argument(0), try argument(1))
         case "rightshift:by:": return try arithmetic(">>", try argument(0), try argument(1))
         case "onesComplement:":
-            guard case .integer(let v) = try argument(0) else { throw PredicateError(.evaluation, "\(name) needs an integer") }
+            guard case .integer(let v) = try argument(0) else { throw FetchPredicateError(.evaluation, "\(name) needs an integer") }
             return .integer(~v)
         case "sqrt:": return .double(try number(0).squareRoot())
         case "log:": return .double(log10(try number(0)))
@@ -180,16 +180,16 @@ extension PredicateEvaluator {
         case "floor:": return .double(Foundation.floor(try number(0)))
         case "trunc:": return .double(Foundation.trunc(try number(0)))
         case "lowercase:", "uppercase:":
-            guard case .string(let text) = try argument(0) else { throw PredicateError(.evaluation, "\(name) needs a string") }
+            guard case .string(let text) = try argument(0) else { throw FetchPredicateError(.evaluation, "\(name) needs a string") }
             return .string(name == "lowercase:" ? text.lowercased() : text.uppercased())
         case "length:":
-            guard case .string(let text) = try argument(0) else { throw PredicateError(.evaluation, "\(name) needs a string") }
+            guard case .string(let text) = try argument(0) else { throw FetchPredicateError(.evaluation, "\(name) needs a string") }
             return .integer(Int64(text.count))
         case "now": return .date(Date())
         case "random": return .double(Double.random(in: 0..<1))
         case "noindex:": return try argument(0)
         default:
-            throw PredicateError(.unsupported, "the function \(name.hasPrefix("FUNCTION:") ? "FUNCTION(…, '\(name.dropFirst(9))')" : name) is not supported")
+            throw FetchPredicateError(.unsupported, "the function \(name.hasPrefix("FUNCTION:") ? "FUNCTION(…, '\(name.dropFirst(9))')" : name) is not supported")
         }
     }
 
@@ -204,10 +204,10 @@ extension PredicateEvaluator {
             case "-": return .integer(a &- b)
             case "*": return .integer(a &* b)
             case "/":
-                guard b != 0 else { throw PredicateError(.evaluation, "division by zero") }
+                guard b != 0 else { throw FetchPredicateError(.evaluation, "division by zero") }
                 return a % b == 0 ? .integer(a / b) : .double(Double(a) / Double(b))
             case "%":
-                guard b != 0 else { throw PredicateError(.evaluation, "division by zero") }
+                guard b != 0 else { throw FetchPredicateError(.evaluation, "division by zero") }
                 return .integer(a % b)
             case "&": return .integer(a & b)
             case "|": return .integer(a | b)
@@ -221,7 +221,7 @@ extension PredicateEvaluator {
         guard let a = lhs.number, let b = rhs.number else {
             if case .null = lhs { return .null }
             if case .null = rhs { return .null }
-            throw PredicateError(.evaluation, "'\(op)' needs numbers")
+            throw FetchPredicateError(.evaluation, "'\(op)' needs numbers")
         }
         switch op {
         case "+": return .double(a + b)
@@ -230,7 +230,7 @@ extension PredicateEvaluator {
         case "/": return .double(a / b)
         case "%": return .double(a.truncatingRemainder(dividingBy: b))
         case "**": return .double(Foundation.pow(a, b))
-        default: throw PredicateError(.evaluation, "'\(op)' needs integers")
+        default: throw FetchPredicateError(.evaluation, "'\(op)' needs integers")
         }
     }
 
@@ -260,9 +260,9 @@ extension PredicateEvaluator {
             default: break
             }
         default:
-            throw PredicateError(.unsupported, "CAST to '\(type)' is not supported (NSDate, NSNumber and NSString are)")
+            throw FetchPredicateError(.unsupported, "CAST to '\(type)' is not supported (NSDate, NSNumber and NSString are)")
         }
         if case .null = value { return .null }
-        throw PredicateError(.evaluation, "cannot CAST this value to \(type)")
+        throw FetchPredicateError(.evaluation, "cannot CAST this value to \(type)")
     }
 }

@@ -85,7 +85,7 @@ struct PredicateEvaluator {
         case .between:
             let bounds = rhs.elements
             guard bounds.count == 2 else {
-                throw PredicateError(.evaluation, "BETWEEN needs a list of two values, like {1, 10}")
+                throw FetchPredicateError(.evaluation, "BETWEEN needs a list of two values, like {1, 10}")
             }
             let lower = Self.order(lhs, bounds[0], options)
             let upper = Self.order(lhs, bounds[1], options)
@@ -172,7 +172,7 @@ final class PatternCache {
                     pattern: anchored ? pattern : "^(?:\(pattern))$",
                     options: options.contains(.caseInsensitive) || options.contains(.normalized) ? [.caseInsensitive] : [])
             } catch {
-                throw PredicateError(.evaluation, "the regular expression '\(pattern)' does not compile")
+                throw FetchPredicateError(.evaluation, "the regular expression '\(pattern)' does not compile")
             }
             expressions[key] = expression
         }

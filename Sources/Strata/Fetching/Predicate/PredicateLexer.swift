@@ -31,8 +31,8 @@ struct PredicateLexer {
         }
     }
 
-    private func fail(_ message: String, at column: Int) -> PredicateError {
-        PredicateError(.syntax, "\(message) at column \(column)", column: column)
+    private func fail(_ message: String, at column: Int) -> FetchPredicateError {
+        FetchPredicateError(.syntax, "\(message) at column \(column)", column: column)
     }
 
     private mutating func next() throws -> PredicateToken {

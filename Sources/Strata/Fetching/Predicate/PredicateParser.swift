@@ -62,10 +62,10 @@ struct PredicateParser {
     }
 
     /// "expected X after 'previous' at column N" (or "… but found Y").
-    private func fail(_ expected: String) -> PredicateError {
+    private func fail(_ expected: String) -> FetchPredicateError {
         let previous = position > 0 ? " after \(describe(tokens[position - 1]))" : ""
         let found = current.kind == .end ? "" : ", found \(describe(current))"
-        return PredicateError(.syntax, "expected \(expected)\(previous) at column \(current.column)\(found)", column: current.column)
+        return FetchPredicateError(.syntax, "expected \(expected)\(previous) at column \(current.column)\(found)", column: current.column)
     }
 
     private mutating func expect(symbol: String, _ what: String) throws {
@@ -74,7 +74,7 @@ struct PredicateParser {
 
     private func expectEnd() throws {
         guard current.kind == .end else {
-            throw PredicateError(
+            throw FetchPredicateError(
                 .syntax, "unexpected \(describe(current)) at column \(current.column)", column: current.column)
         }
     }
@@ -103,13 +103,25 @@ struct PredicateParser {
         if accept(keyword: "FALSEPREDICATE") { return .constant(false) }
         if isSymbol("(") {
             // A parenthesis opens either a predicate or an expression ("(a + b) > 3"): try the
-            // predicate first, and fall back to a comparison.
+            // predicate first, and fall back to a comparison. When both fail, the error of the
+            // attempt that got further says best what is wrong.
             let saved = (position, nextArgument)
             _ = advance()
-            if let predicate = try? parsePredicate(), accept(symbol: ")"), !startsComparisonOperator {
-                return predicate
+            var predicateError: FetchPredicateError?
+            do {
+                let predicate = try parsePredicate()
+                if accept(symbol: ")"), !startsComparisonOperator { return predicate }
+                if !startsComparisonOperator { predicateError = fail("')'") }
+            } catch let error as FetchPredicateError {
+                predicateError = error
             }
             (position, nextArgument) = saved
+            do {
+                return try parseComparison()
+            } catch let error as FetchPredicateError {
+                if let predicateError, (predicateError.column ?? 0) > (error.column ?? 0) { throw predicateError }
+                throw error
+            }
         }
         return try parseComparison()
     }
@@ -170,7 +182,7 @@ struct PredicateParser {
             case "d": options.insert(.diacriticInsensitive)
             case "n": options.insert(.normalized)
             case "l": continue
-            default: throw PredicateError(.syntax, "unknown comparison option '\(letter)' at column \(tokens[position - 1].column)")
+            default: throw FetchPredicateError(.syntax, "unknown comparison option '\(letter)' at column \(tokens[position - 1].column)")
             }
         }
         try expect(symbol: "]", "']' to close the comparison options")
@@ -372,14 +384,14 @@ struct PredicateParser {
 
     private mutating func argument(_ format: String, column: Int) throws -> ValueExpression {
         guard nextArgument < arguments.count else {
-            throw PredicateError(.badArgument, "no argument for '%\(format)' at column \(column)", column: column)
+            throw FetchPredicateError(.badArgument, "no argument for '%\(format)' at column \(column)", column: column)
         }
         let value = arguments[nextArgument]
         nextArgument += 1
         switch format {
         case "K":
             guard let path = value as? String else {
-                throw PredicateError(.badArgument, "'%K' at column \(column) needs a key path string, not \(type(of: value))", column: column)
+                throw FetchPredicateError(.badArgument, "'%K' at column \(column) needs a key path string, not \(type(of: value))", column: column)
             }
             return .keyPath(path)
         case "@":
@@ -387,7 +399,7 @@ struct PredicateParser {
         case "d", "i", "ld", "lld", "u", "lu", "llu", "hd", "hi", "hu", "c":
             let constant = try PredicateValue(argument: value)
             guard case .integer = constant else {
-                throw PredicateError(.badArgument, "'%\(format)' at column \(column) needs an integer, not \(type(of: value))", column: column)
+                throw FetchPredicateError(.badArgument, "'%\(format)' at column \(column) needs an integer, not \(type(of: value))", column: column)
             }
             return .constant(constant)
         case "f", "lf", "e", "g":
@@ -395,15 +407,15 @@ struct PredicateParser {
             case .double(let number): return .constant(.double(number))
             case .integer(let number): return .constant(.double(Double(number)))
             default:
-                throw PredicateError(.badArgument, "'%\(format)' at column \(column) needs a number, not \(type(of: value))", column: column)
+                throw FetchPredicateError(.badArgument, "'%\(format)' at column \(column) needs a number, not \(type(of: value))", column: column)
             }
         case "s":
             guard let text = value as? String else {
-                throw PredicateError(.badArgument, "'%s' at column \(column) needs a string, not \(type(of: value))", column: column)
+                throw FetchPredicateError(.badArgument, "'%s' at column \(column) needs a string, not \(type(of: value))", column: column)
             }
             return .constant(.string(text))
         default:
-            throw PredicateError(.syntax, "unknown argument format '%\(format)' at column \(column)", column: column)
+            throw FetchPredicateError(.syntax, "unknown argument format '%\(format)' at column \(column)", column: column)
         }
     }
 }

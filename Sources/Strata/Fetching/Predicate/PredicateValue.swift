@@ -18,7 +18,7 @@ public enum PredicateValue: Sendable, Hashable {
 
     /// A constant from a Swift value given as an argument (`%@`) or a variable's value.
     ///
-    /// - Throws: ``PredicateError`` with code `.badArgument` for a value a predicate cannot hold.
+    /// - Throws: ``FetchPredicateError`` with code `.badArgument` for a value a predicate cannot hold.
     public init(argument value: Any?) throws {
         switch value {
         case nil, is NSNull: self = .null
@@ -34,7 +34,7 @@ public enum PredicateValue: Sendable, Hashable {
         case let value as UInt16: self = .integer(Int64(value))
         case let value as UInt32: self = .integer(Int64(value))
         case let value as UInt:
-            guard let integer = Int64(exactly: value) else { throw PredicateError(.badArgument, "the argument \(value) is too large") }
+            guard let integer = Int64(exactly: value) else { throw FetchPredicateError(.badArgument, "the argument \(value) is too large") }
             self = .integer(integer)
         case let value as Double: self = .double(value)
         case let value as Float: self = .double(Double(value))
@@ -50,7 +50,7 @@ public enum PredicateValue: Sendable, Hashable {
         case let value as [Any]: self = .collection(try value.map { try PredicateValue(argument: $0) })
         case let value as any Collection: self = .collection(try value.map { try PredicateValue(argument: $0) })
         default:
-            throw PredicateError(.badArgument, "a predicate cannot hold the argument \(String(describing: value!)) (\(type(of: value!)))")
+            throw FetchPredicateError(.badArgument, "a predicate cannot hold the argument \(String(describing: value!)) (\(type(of: value!)))")
         }
     }
 

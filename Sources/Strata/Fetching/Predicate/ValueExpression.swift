@@ -48,7 +48,7 @@ public indirect enum ValueExpression: Sendable, Hashable {
 
     /// Parses an expression in Core Data's format-string syntax.
     ///
-    /// - Throws: ``PredicateError`` with the column of a syntax error and what was expected.
+    /// - Throws: ``FetchPredicateError`` with the column of a syntax error and what was expected.
     public init(format: String, _ arguments: Any...) throws {
         var parser = try PredicateParser(format: format, arguments: arguments)
         self = try parser.parseExpressionOnly()
@@ -69,6 +69,9 @@ extension ValueExpression: CustomStringConvertible {
             ([base.description, "@\(name)"] + path.map(Self.escape)).joined(separator: ".")
         case .variable(let name): "$\(name)"
         case .aggregate(let items): "{" + items.map(\.description).joined(separator: ", ") + "}"
+        case .function(let name, let arguments) where name.hasPrefix("FUNCTION:"):
+            "FUNCTION(" + ([arguments.first?.description ?? "SELF", PredicateValue.quote(String(name.dropFirst(9)))]
+                + arguments.dropFirst().map(\.description)).joined(separator: ", ") + ")"
         case .function(let name, let arguments) where arguments.isEmpty && !name.hasSuffix(":"): "\(name)()"
         case .function(let name, let arguments): "\(name)(\(arguments.map(\.description).joined(separator: ", ")))"
         case .binary(let op, let lhs, let rhs): "\(lhs.operand) \(op) \(rhs.operand)"

@@ -1,7 +1,7 @@
 /// A predicate or expression that cannot be parsed or evaluated: a syntax error (with its
 /// column and what was expected there), a key the entity does not have, an argument that is
 /// missing or of the wrong kind.
-public struct PredicateError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct FetchPredicateError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What kind of problem.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
