@@ -30,6 +30,8 @@ final class ObjectGraph {
     var deleted: OrderedDictionary<ObjectIdentifier, ManagedObject> = [:]
     /// Deleted objects whose delete rules have run.
     var propagatedDeletes: Set<ObjectIdentifier> = []
+    /// How many rows the last fetch evaluated its predicate on: what an index saves.
+    var rowsConsidered = 0
 
     init(coordinator: PersistentStoreCoordinator) {
         self.coordinator = coordinator

@@ -14,6 +14,8 @@ struct Generation: Sendable {
     let number: UInt64
     /// Store identifier → entity name → rows.
     var stores: [String: [String: Table]]
+    /// Store identifier → entity name → attribute slot → index, for the indexed attributes.
+    var indexes: [String: [String: [Int: AttributeIndex]]] = [:]
 
     static let empty = Generation(number: 0, stores: [:])
 
@@ -27,7 +29,24 @@ struct Generation: Sendable {
         stores[store]?[entity] ?? [:]
     }
 
-    func next(stores: [String: [String: Table]]) -> Generation {
-        Generation(number: number + 1, stores: stores)
+    func next(stores: [String: [String: Table]], indexes: [String: [String: [Int: AttributeIndex]]]) -> Generation {
+        Generation(number: number + 1, stores: stores, indexes: indexes)
+    }
+
+    /// The index of an attribute slot of an entity in a store, if it has one.
+    func index(store: String, entity: String, slot: Int) -> AttributeIndex? {
+        indexes[store]?[entity]?[slot]
+    }
+
+    /// Indexes for every indexed attribute of a store's tables.
+    static func buildIndexes(for tables: [String: Table], model: ManagedObjectModel) -> [String: [Int: AttributeIndex]] {
+        var indexes: [String: [Int: AttributeIndex]] = [:]
+        for (entity, table) in tables {
+            guard let layout = model.layout(for: entity) else { continue }
+            for slot in layout.indexedAttributes {
+                indexes[entity, default: [:]][slot] = AttributeIndex(table: table, slot: slot)
+            }
+        }
+        return indexes
     }
 }

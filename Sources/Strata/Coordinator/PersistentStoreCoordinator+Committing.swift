@@ -45,6 +45,7 @@ extension PersistentStoreCoordinator {
         try checkVersions(of: changes, against: base)
 
         var stores = base.stores
+        var indexes = base.indexes
         var perStore: [String: ChangeSet] = [:]
         for (id, row) in changes.inserted {
             guard base.row(for: id) == nil else {
@@ -52,14 +53,17 @@ extension PersistentStoreCoordinator {
                     .conflict, objectIDs: [id], "the store handed out the reference of \(id) twice; nothing was saved")
             }
             let store = try place(row, version: 1, for: id, in: &stores)
+            updateIndexes(&indexes, for: id, old: nil, new: row)
             perStore[store, default: ChangeSet()].inserted[id] = row
         }
         for (id, row) in changes.updated {
             let store = try place(row, version: row.version + 1, for: id, in: &stores)
+            updateIndexes(&indexes, for: id, old: base.row(for: id), new: row)
             perStore[store, default: ChangeSet()].updated[id] = row
         }
         for (id, version) in changes.deleted {
             guard case .permanent(let store, let reference) = id.key else { continue }
+            updateIndexes(&indexes, for: id, old: base.row(for: id), new: nil)
             stores[store]?[id.entityName]?[reference] = nil
             perStore[store, default: ChangeSet()].deleted[id] = version
         }
@@ -70,8 +74,27 @@ extension PersistentStoreCoordinator {
                 model: managedObjectModel)
         }
         return published.withLock { state in
-            state.generation = state.generation.next(stores: stores)
+            state.generation = state.generation.next(stores: stores, indexes: indexes)
             return state.generation
+        }
+    }
+
+    /// Moves an object's entries in its entity's indexes from its old values to its new ones.
+    private func updateIndexes(
+        _ indexes: inout [String: [String: [Int: AttributeIndex]]], for id: ManagedObjectID, old: Row?, new: Row?
+    ) {
+        guard case .permanent(let store, let reference) = id.key, let layout = managedObjectModel.layout(for: id.entityName),
+            !layout.indexedAttributes.isEmpty
+        else { return }
+        for slot in layout.indexedAttributes {
+            let before = old?.attributes[slot]
+            let after = new?.attributes[slot]
+            if old != nil, new != nil, before == after { continue }
+            var index = indexes[store]?[id.entityName]?[slot] ?? AttributeIndex()
+            indexes[store]?[id.entityName]?[slot] = nil
+            if old != nil { index.remove(before, reference) }
+            if new != nil { index.insert(after, reference) }
+            indexes[store, default: [:]][id.entityName, default: [:]][slot] = index
         }
     }
 

@@ -70,10 +70,13 @@ public actor PersistentStoreCoordinator {
         let store = try makeStore(type: type, configuration: configuration, url: url, options: options)
         try checkCompatibility(of: store)
         let tables = try store.loadTables(model: managedObjectModel)
+        let indexes = Generation.buildIndexes(for: tables, model: managedObjectModel)
         published.withLock { state in
             var stores = state.generation.stores
             stores[store.identifier] = tables
-            state.generation = state.generation.next(stores: stores)
+            var allIndexes = state.generation.indexes
+            allIndexes[store.identifier] = indexes
+            state.generation = state.generation.next(stores: stores, indexes: allIndexes)
             state.stores.append(store)
         }
         logger.debug("added store", metadata: ["type": "\(type)", "store": "\(store.identifier)"])
@@ -128,7 +131,9 @@ public actor PersistentStoreCoordinator {
             state.stores.remove(at: index)
             var stores = state.generation.stores
             stores[store.identifier] = nil
-            state.generation = state.generation.next(stores: stores)
+            var indexes = state.generation.indexes
+            indexes[store.identifier] = nil
+            state.generation = state.generation.next(stores: stores, indexes: indexes)
         }
         store.didRemove()
     }

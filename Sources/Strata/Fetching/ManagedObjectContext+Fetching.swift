@@ -68,28 +68,38 @@ extension ObjectGraph {
         let evaluator = PredicateEvaluator(source: source)
         let names = request.includesSubentities ? layout.hierarchyNames : [layout.name]
         var matches: [ObjectRef] = []
+        rowsConsidered = 0
         func consider(_ ref: ObjectRef) throws {
+            rowsConsidered += 1
             if let predicate = request.predicate, !(try evaluator.evaluate(predicate, on: .object(ref))) { return }
             matches.append(ref)
         }
         let pending = request.includesPendingChanges
+        let wanted = Set(names)
         for (store, tables) in generation.stores {
             for name in names {
                 guard let table = tables[name], let entityLayout = model.layout(for: name) else { continue }
-                for (reference, row) in table {
-                    let id = ManagedObjectID(entityName: name, key: .permanent(store: store, reference: reference))
-                    if pending, let object = registered[id], object.hasChanges {
-                        if object.isDeleted { continue }
-                        try consider(ObjectRef(id: id, row: object.storage, layout: entityLayout))
-                    } else {
+                let plan = request.usesIndexes ? IndexPlan(predicate: request.predicate, layout: entityLayout) : nil
+                if let plan, let index = generation.index(store: store, entity: name, slot: plan.slot) {
+                    // The index narrows the rows to consider; changed objects are considered below.
+                    for reference in plan.references(in: index) {
+                        guard let row = table[reference] else { continue }
+                        let id = ManagedObjectID(entityName: name, key: .permanent(store: store, reference: reference))
+                        if pending, registered[id]?.hasChanges == true { continue }
                         try consider(ObjectRef(id: id, row: row, layout: entityLayout))
                     }
+                    continue
+                }
+                for (reference, row) in table {
+                    let id = ManagedObjectID(entityName: name, key: .permanent(store: store, reference: reference))
+                    if pending, let object = registered[id], object.hasChanges { continue }
+                    try consider(ObjectRef(id: id, row: row, layout: entityLayout))
                 }
             }
         }
         if pending {
-            let wanted = Set(names)
-            for object in inserted.values where !object.isDeleted && wanted.contains(object.entity.name) {
+            for object in inserted.values.elements + updated.values.elements
+            where !object.isDeleted && wanted.contains(object.entity.name) {
                 try consider(ObjectRef(id: object.objectID, row: object.storage, layout: object.layout))
             }
         }

@@ -18,6 +18,9 @@ final class EntityLayout: Sendable {
     let hierarchyNames: [String]
     /// The slot of each relationship's inverse in its destination entity, when it has one.
     let inverseSlots: [Int?]
+    /// The attribute slots that have an index: the first property of a fetch index or of a
+    /// uniqueness constraint of the entity or an ancestor, and attributes marked indexed.
+    let indexedAttributes: [Int]
 
     init(entity: EntityDescription, entities: [String: EntityDescription]) {
         self.entity = entity
@@ -39,6 +42,18 @@ final class EntityLayout: Sendable {
             pending += entities[name]?.subentityNames ?? []
         }
         hierarchyNames = hierarchy
+
+        var lineage = [entity]
+        while let parent = lineage.last?.superentityName.flatMap({ entities[$0] }) { lineage.append(parent) }
+        var indexedNames = Set((entity.inheritedAttributes + entity.attributes).filter(\.isIndexed).map(\.name))
+        for member in lineage {
+            indexedNames.formUnion(member.indexes.compactMap { $0.elements.first?.propertyName })
+            indexedNames.formUnion(member.uniquenessConstraints.compactMap(\.first))
+        }
+        let allAttributes = entity.inheritedAttributes + entity.attributes
+        indexedAttributes = allAttributes.indices.filter {
+            indexedNames.contains(allAttributes[$0].name) && !allAttributes[$0].isTransient
+        }
 
         inverseSlots = relationships.map { relationship in
             guard let inverse = relationship.inverseName,
