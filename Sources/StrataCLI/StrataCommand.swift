@@ -5,8 +5,11 @@ import ArgumentParser
 struct StrataCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strata",
-        abstract: "Inspect, verify, dump and import Strata stores, and show and compare their models.",
+        abstract: "Inspect, verify, query, dump and import Strata stores, and show and compare their models.",
         version: "0.1.0",
-        subcommands: [InspectStore.self, VerifyStore.self, DumpStore.self, ImportStore.self, ModelsCommand.self]
+        subcommands: [
+            InspectStore.self, VerifyStore.self, DumpStore.self, ImportStore.self, QueryStore.self, ParsePredicate.self,
+            ModelsCommand.self,
+        ]
     )
 }

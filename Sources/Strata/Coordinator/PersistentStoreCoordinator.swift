@@ -91,6 +91,7 @@ public actor PersistentStoreCoordinator {
             store.metadata = metadata.merging(managedObjectModel.storeMetadata(forConfigurationName: store.configurationName)) { $1 }
             return
         }
+        if store.isReadOnly, store.options[PersistentStoreOption.skipsModelVersionCheck] as? Bool == true { return }
         let differences = managedObjectModel.incompatibleEntities(inConfiguration: store.configurationName, storeMetadata: metadata)
         guard differences.isEmpty else {
             throw PersistenceError(

@@ -6,4 +6,9 @@ public enum PersistentStoreOption {
     public static let migratePersistentStoresAutomatically = "MigratePersistentStoresAutomatically"
     /// `Bool`: infer the mapping model for that migration.
     public static let inferMappingModelAutomatically = "InferMappingModelAutomatically"
+    /// `Bool`: open a read-only store even when its model version hashes differ from the
+    /// coordinator's model, reading properties by name. For tools that read a store with the
+    /// model its file records (``BinaryStoreFile/recordedModel()``); ignored unless the store
+    /// is opened read-only, so that it can never write a store with the wrong model.
+    public static let skipsModelVersionCheck = "SkipsModelVersionCheck"
 }

@@ -87,6 +87,24 @@ public struct BinaryStoreFile: Sendable {
         fileSize = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
     }
 
+    /// A model made from what the file records of its entities: their attributes (all optional:
+    /// the file does not record optionality), relationships and inverses, without inheritance.
+    /// With it, and ``PersistentStoreOption/skipsModelVersionCheck`` on a read-only store, tools
+    /// can fetch from a store whose model they do not have.
+    public func recordedModel() throws -> ManagedObjectModel {
+        try ManagedObjectModel(
+            entities: entities.map { entity in
+                EntityDescription(
+                    name: entity.name,
+                    attributes: entity.attributes.map { AttributeDescription(name: $0.name, type: $0.type, isOptional: true) },
+                    relationships: entity.relationships.map {
+                        RelationshipDescription(
+                            name: $0.name, destination: $0.destination, inverse: $0.inverse, isToMany: $0.isToMany,
+                            isOrdered: $0.isOrdered)
+                    })
+            })
+    }
+
     /// The store's UUID.
     public var storeIdentifier: String { metadata[PersistentStore.storeUUIDKey]?.stringValue ?? "" }
 
