@@ -2,7 +2,8 @@ import Foundation
 @testable import Strata
 import Testing
 
-/// Indexed fetches and scans give the same results, on random data and random predicates.
+/// Indexed fetches, compiled row tests and the general evaluator give the same results, on random
+/// data and random predicates.
 @Suite struct IndexTests {
     static func model() throws -> ManagedObjectModel {
         var score = AttributeDescription(name: "score", type: .double, isOptional: true)
@@ -43,7 +44,7 @@ import Testing
         let templates = [
             "rank == %@", "rank IN %@", "rank < %@", "rank >= %@", "rank BETWEEN %@", "code == %@", "code BEGINSWITH %@",
             "score > %@", "score == nil", "score <= %@ AND rank > %@", "%@ > rank", "code IN %@", "code == %@ OR rank == 3",
-            "rank == %@ AND code BEGINSWITH[c] 'A'",
+            "rank == %@ AND code BEGINSWITH[c] 'A'", "NOT rank > %@ OR score == nil", "score != %@", "rank != nil AND note == nil",
         ]
         for round in 0..<60 {
             let template = templates[round % templates.count]
@@ -77,8 +78,8 @@ import Testing
                 }
                 var indexed = FetchRequest<ManagedObject>(entityName: "Item", predicate: predicate)
                 var scanned = indexed
-                scanned.usesIndexes = false
-                indexed.usesIndexes = true
+                scanned.usesFastPaths = false
+                indexed.usesFastPaths = true
                 let a = try context.fetchObjectIDs(indexed).map(\.description).sorted()
                 let b = try context.fetchObjectIDs(scanned).map(\.description).sorted()
                 return (a, b)
@@ -100,11 +101,11 @@ import Testing
             var request = FetchRequest<ManagedObject>(entityName: "Item", predicate: try FetchPredicate(format: "rank == 42"))
             #expect(try context.fetch(request).count == 1)
             let indexed = context.graph.rowsConsidered
-            request.usesIndexes = false
+            request.usesFastPaths = false
             _ = try context.fetch(request)
             let scanned = context.graph.rowsConsidered
             request.predicate = try FetchPredicate(format: "note == 'note 42'")
-            request.usesIndexes = true
+            request.usesFastPaths = true
             _ = try context.fetch(request)
             return (indexed, scanned, context.graph.rowsConsidered)
         }

@@ -44,8 +44,9 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     public var havingPredicate: FetchPredicate?
     /// For dictionary results: whether equal dictionaries are returned once.
     public var returnsDistinctResults = false
-    /// Whether the fetch may use the entity's indexes (tests turn it off to compare the paths).
-    var usesIndexes = true
+    /// Whether the fetch may use indexes and compiled row tests (tests turn it off to compare
+    /// them with the general evaluator).
+    var usesFastPaths = true
 
     /// A request for the objects of `entityName`, or of the entity whose class is `Result`.
     public init(entityName: String? = nil, predicate: FetchPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = []) {

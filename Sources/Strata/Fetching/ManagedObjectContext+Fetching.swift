@@ -76,24 +76,36 @@ extension ObjectGraph {
         }
         let pending = request.includesPendingChanges
         let wanted = Set(names)
+        // Stored rows of objects the context changed are considered with their changes, below.
+        var changed: [String: Set<Int64>] = [:]
+        if pending {
+            for object in updated.values.elements + deleted.values.elements where wanted.contains(object.entity.name) {
+                if let reference = object.objectID.referenceNumber { changed[object.entity.name, default: []].insert(reference) }
+            }
+        }
         for (store, tables) in generation.stores {
             for name in names {
                 guard let table = tables[name], let entityLayout = model.layout(for: name) else { continue }
-                let plan = request.usesIndexes ? IndexPlan(predicate: request.predicate, layout: entityLayout) : nil
+                let skipped = changed[name] ?? []
+                let plan = request.usesFastPaths ? IndexPlan(predicate: request.predicate, layout: entityLayout) : nil
                 if let plan, let index = generation.index(store: store, entity: name, slot: plan.slot) {
-                    // The index narrows the rows to consider; changed objects are considered below.
-                    for reference in plan.references(in: index) {
+                    // The index narrows the rows to consider.
+                    for reference in plan.references(in: index) where !skipped.contains(reference) {
                         guard let row = table[reference] else { continue }
-                        let id = ManagedObjectID(entityName: name, key: .permanent(store: store, reference: reference))
-                        if pending, registered[id]?.hasChanges == true { continue }
-                        try consider(ObjectRef(id: id, row: row, layout: entityLayout))
+                        try consider(ObjectRef(store: store, reference: reference, row: row, layout: entityLayout))
                     }
                     continue
                 }
-                for (reference, row) in table {
-                    let id = ManagedObjectID(entityName: name, key: .permanent(store: store, reference: reference))
-                    if pending, let object = registered[id], object.hasChanges { continue }
-                    try consider(ObjectRef(id: id, row: row, layout: entityLayout))
+                if request.usesFastPaths, let predicate = request.predicate, let test = RowTest(predicate, layout: entityLayout) {
+                    // A predicate of plain comparisons runs on the rows themselves.
+                    rowsConsidered += table.count
+                    for (reference, row) in table where test.matches(row) && !skipped.contains(reference) {
+                        matches.append(ObjectRef(store: store, reference: reference, row: row, layout: entityLayout))
+                    }
+                    continue
+                }
+                for (reference, row) in table where !skipped.contains(reference) {
+                    try consider(ObjectRef(store: store, reference: reference, row: row, layout: entityLayout))
                 }
             }
         }
