@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Strata", targets: ["Strata"]),
+        .library(name: "StrataMigration", targets: ["StrataMigration"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
         .executable(name: "strata-demo", targets: ["LibraryDemo"]),
     ],
@@ -36,10 +37,19 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        .target(
+            name: "StrataMigration",
+            dependencies: [
+                "Strata",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "StrataCLI",
             dependencies: [
                 "Strata",
+                "StrataMigration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -62,6 +72,10 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: ["Strata", "JSONLinesStore"]
+        ),
+        .testTarget(
+            name: "StrataMigrationTests",
+            dependencies: ["Strata", "StrataMigration"]
         ),
         .testTarget(
             name: "StrataCLITests",

@@ -67,6 +67,7 @@ public actor PersistentStoreCoordinator {
         if let url, persistentStore(for: url) != nil {
             throw PersistenceError(.storeAlreadyAdded, "a store at \(url.path) is already part of the coordinator")
         }
+        if let url { try await migrateIfNeeded(type: type, configuration: configuration, url: url, options: options) }
         let store = try makeStore(type: type, configuration: configuration, url: url, options: options)
         try checkCompatibility(of: store)
         let tables = try store.loadTables(model: managedObjectModel)
@@ -81,6 +82,24 @@ public actor PersistentStoreCoordinator {
         }
         logger.debug("added store", metadata: ["type": "\(type)", "store": "\(store.identifier)"])
         return store
+    }
+
+    /// Migrates a store file written by another model version, when the options ask for it and
+    /// give a migrator. Stores that are new, current, or not asked to migrate are left alone.
+    private func migrateIfNeeded(type: StoreType, configuration: String?, url: URL, options: [String: any Sendable]) async throws {
+        guard options[PersistentStoreOption.migratePersistentStoresAutomatically] as? Bool == true,
+            let migrator = options[PersistentStoreOption.migrator] as? any StoreMigrator,
+            Self.storeClass(forStoreType: type) != nil,
+            let size = try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int, size > 0
+        else { return }
+        let metadata = try Self.metadataForPersistentStore(type: type, at: url)
+        guard metadata[PersistentStore.modelVersionHashesKey] != nil,
+            !managedObjectModel.isConfiguration(configuration, compatibleWithStoreMetadata: metadata)
+        else { return }
+        logger.info("migrating the store to the current model", metadata: ["store": "\(url.path)"])
+        try await migrator.migrateStore(
+            at: url, type: type, metadata: metadata, to: managedObjectModel,
+            inferMappingModel: options[PersistentStoreOption.inferMappingModelAutomatically] as? Bool ?? false)
     }
 
     /// Records the model's version hashes in a new store's metadata, and refuses a store that
@@ -144,9 +163,16 @@ public actor PersistentStoreCoordinator {
     /// the model. (Whether the object still exists is for a context to tell:
     /// ``ManagedObjectContext/existingObject(with:)``.)
     public nonisolated func managedObjectID(forURIRepresentation uri: URL) -> ManagedObjectID? {
-        guard let id = ManagedObjectID(uri: uri), managedObjectModel.entity(named: id.entityName) != nil,
-            persistentStores.contains(where: { $0.identifier == id.persistentStoreIdentifier })
+        guard let id = ManagedObjectID(uri: uri),
+            let store = persistentStores.first(where: { $0.identifier == id.persistentStoreIdentifier })
         else { return nil }
-        return id
+        if managedObjectModel.entity(named: id.entityName) != nil { return id }
+        // An entity renamed by a migration: its objects kept their reference numbers, and the
+        // store's metadata records the old name, so URIs taken before still resolve.
+        guard case .dictionary(let renames)? = store.metadata[PersistentStore.entityRenamesKey],
+            let current = renames[id.entityName]?.stringValue, managedObjectModel.entity(named: current) != nil,
+            case .permanent(let storeID, let reference) = id.key
+        else { return nil }
+        return ManagedObjectID(entityName: current, key: .permanent(store: storeID, reference: reference))
     }
 }

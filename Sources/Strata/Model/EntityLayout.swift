@@ -2,18 +2,18 @@
 ///
 /// Inherited properties come first, in the ancestor's order, so a property keeps the same slot
 /// in every entity of a hierarchy.
-final class EntityLayout: Sendable {
-    enum Slot: Hashable {
+package final class EntityLayout: Sendable {
+    package enum Slot: Hashable {
         case attribute(Int)
         case relationship(Int)
     }
 
-    let entity: EntityDescription
-    let attributes: [AttributeDescription]
-    let relationships: [RelationshipDescription]
-    let slots: [String: Slot]
+    package let entity: EntityDescription
+    package let attributes: [AttributeDescription]
+    package let relationships: [RelationshipDescription]
+    package let slots: [String: Slot]
     /// The root of the entity's hierarchy: reference objects are unique per root.
-    let rootEntityName: String
+    package let rootEntityName: String
     /// This entity and every entity that inherits from it, directly or not.
     let hierarchyNames: [String]
     /// The slot of each relationship's inverse in its destination entity, when it has one.
@@ -64,5 +64,5 @@ final class EntityLayout: Sendable {
         }
     }
 
-    var name: String { entity.name }
+    package var name: String { entity.name }
 }

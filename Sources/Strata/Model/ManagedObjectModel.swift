@@ -56,7 +56,7 @@ public struct ManagedObjectModel: Sendable, Hashable {
     }
 
     /// For a model from a ``ModelBundle``: the names of the bundle's versions up to this one.
-    var versionHistory: [String] { storage.versionHistory }
+    package var versionHistory: [String] { storage.versionHistory }
 
     /// The same model, as a version of a bundle whose versions up to it are `history`.
     func withVersionHistory(_ history: [String]) -> ManagedObjectModel {
@@ -68,7 +68,7 @@ public struct ManagedObjectModel: Sendable, Hashable {
     }
 
     /// The storage layout of the entity named `name`.
-    func layout(for name: String) -> EntityLayout? {
+    package func layout(for name: String) -> EntityLayout? {
         storage.layouts[name]
     }
 

@@ -9,16 +9,16 @@ import Foundation
 /// `x-strata://<store UUID>/<Entity>/p<reference>`; hand that URI to
 /// ``PersistentStoreCoordinator/managedObjectID(forURIRepresentation:)`` to get the ID back.
 public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
-    enum Key: Sendable, Hashable {
+    package enum Key: Sendable, Hashable {
         case temporary(UUID)
         case permanent(store: String, reference: Int64)
     }
 
     /// The name of the object's entity (the concrete one, not an ancestor).
     public let entityName: String
-    let key: Key
+    package let key: Key
 
-    init(entityName: String, key: Key) {
+    package init(entityName: String, key: Key) {
         self.entityName = entityName
         self.key = key
     }
@@ -58,6 +58,11 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
             preconditionFailure("an object URI built from a UUID, a percent-encoded name and a number is a valid URL: \(text)")
         }
         return url
+    }
+
+    /// The permanent ID of the object of `entity` with `reference` in the store `store`.
+    package static func make(store: String, entity: String, reference: Int64) -> ManagedObjectID {
+        ManagedObjectID(entityName: entity, key: .permanent(store: store, reference: reference))
     }
 
     /// Parses a permanent object URI (`x-strata://<store>/<Entity>/p<reference>`), without

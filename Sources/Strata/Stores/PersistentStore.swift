@@ -35,6 +35,10 @@ open class PersistentStore: @unchecked Sendable {
     /// number to hand out (so that numbers are never reused, even after deletes).
     public static let nextReferencesKey = "StoreNextReferences"
 
+    /// The metadata key of the entities that migrations renamed: old name → current name, so
+    /// that object URIs taken before a rename still resolve.
+    public static let entityRenamesKey = "StoreEntityRenames"
+
     public let type: StoreType
     /// The store's location; `nil` for a store with no file.
     public let url: URL?

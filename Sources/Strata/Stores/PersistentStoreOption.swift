@@ -6,6 +6,9 @@ public enum PersistentStoreOption {
     public static let migratePersistentStoresAutomatically = "MigratePersistentStoresAutomatically"
     /// `Bool`: infer the mapping model for that migration.
     public static let inferMappingModelAutomatically = "InferMappingModelAutomatically"
+    /// `any StoreMigrator`: what migrates the store when its version hashes differ from the
+    /// model's and ``migratePersistentStoresAutomatically`` is on.
+    public static let migrator = "Migrator"
     /// `Bool`: open a read-only store even when its model version hashes differ from the
     /// coordinator's model, reading properties by name. For tools that read a store with the
     /// model its file records (``BinaryStoreFile/recordedModel()``); ignored unless the store

@@ -125,7 +125,22 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
             tables[mapping.entity] = table
         }
         try checkReferences(in: tables)
+        raiseCounters(above: tables, model: model)
         return tables
+    }
+
+    /// Makes every hierarchy's next reference number larger than any the store holds: the
+    /// counters in the metadata are a lower bound (a migration that created objects writes its
+    /// header before it knows how many).
+    private func raiseCounters(above tables: [String: Generation.Table], model: ManagedObjectModel) {
+        var counters = nextReferences
+        for (entity, table) in tables {
+            guard let root = model.layout(for: entity)?.rootEntityName else { continue }
+            var highest: Int64 = 0
+            for (reference, _) in table where reference > highest { highest = reference }
+            if highest >= counters[root, default: 1] { counters[root] = highest + 1 }
+        }
+        nextReferences = counters
     }
 
     /// Every relationship target must be an object of the store.
@@ -153,7 +168,10 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
         }
         guard let lock else { throw StoreError(.writeFailed, file: fileURL, "the store is not locked for writing") }
         let schema = StoreSchema(model: model, configuration: configurationName)
-        let header = BinaryStoreHeader(metadata: metadataForSaving, schema: schema)
+        var metadata = metadataForSaving
+        // Object counts let tools (migration progress, inspect) know totals before reading.
+        metadata[Self.objectCountsKey] = .dictionary(tables.mapValues { .integer(Int64($0.count)) })
+        let header = BinaryStoreHeader(metadata: metadata, schema: schema)
         try Self.replaceFile(at: fileURL, lock: lock) { writer in
             try writer.writeHeader(header)
             for entity in schema.entities {
@@ -198,6 +216,9 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
     }
 
     static let temporarySuffix = ".strata-tmp-"
+
+    /// The metadata key of the number of objects of each entity, written with every save.
+    package static let objectCountsKey = "StoreObjectCounts"
 
     /// Removes the new files of saves that were interrupted (we hold the lock: no save is running).
     private func removeLeftoverTemporaryFiles() {

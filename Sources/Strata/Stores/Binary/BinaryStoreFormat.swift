@@ -22,9 +22,14 @@ enum BinaryStoreFormat {
 }
 
 /// What the metadata record of a binary store file holds.
-struct BinaryStoreHeader: Sendable {
+package struct BinaryStoreHeader: Sendable {
     /// The store's metadata (UUID, type, model hashes, reference counters, the user's keys).
-    var metadata: [String: MetadataValue]
+    package var metadata: [String: MetadataValue]
     /// The shape of the objects that follow.
-    var schema: StoreSchema
+    package var schema: StoreSchema
+
+    package init(metadata: [String: MetadataValue], schema: StoreSchema) {
+        self.metadata = metadata
+        self.schema = schema
+    }
 }

@@ -1,30 +1,30 @@
 /// The shape of the objects in a binary store file, recorded in the file so that it can be
 /// read, dumped and verified without the model: for each entity, its attributes (name, type)
 /// and relationships (name, destination, cardinality), in the order rows store them.
-struct StoreSchema: Hashable, Sendable {
-    struct Entity: Hashable, Sendable {
-        var name: String
-        var attributes: [Attribute]
-        var relationships: [Relationship]
+package struct StoreSchema: Hashable, Sendable {
+    package struct Entity: Hashable, Sendable {
+        package var name: String
+        package var attributes: [Attribute]
+        package var relationships: [Relationship]
     }
 
-    struct Attribute: Hashable, Sendable {
-        var name: String
-        var type: AttributeType
+    package struct Attribute: Hashable, Sendable {
+        package var name: String
+        package var type: AttributeType
     }
 
-    struct Relationship: Hashable, Sendable {
-        var name: String
-        var destination: String
-        var isToMany: Bool
-        var isOrdered: Bool
-        var inverse: String?
+    package struct Relationship: Hashable, Sendable {
+        package var name: String
+        package var destination: String
+        package var isToMany: Bool
+        package var isOrdered: Bool
+        package var inverse: String?
     }
 
-    var entities: [Entity]
+    package var entities: [Entity]
 
     /// The schema of a model's entities (those of a configuration, or all of them).
-    init(model: ManagedObjectModel, configuration: String?) {
+    package init(model: ManagedObjectModel, configuration: String?) {
         entities = model.entities(forConfigurationName: configuration).compactMap { entity in
             guard let layout = model.layout(for: entity.name) else { return nil }
             return Entity(

@@ -1,0 +1,32 @@
+import Strata
+
+/// Code that takes part in migrating an entity's objects, as Core Data's
+/// `NSEntityMigrationPolicy`: before the first object, for each object, after the last.
+///
+/// Objects stream through a migration a chunk at a time; a policy that keeps state across
+/// objects (to relate objects it creates, say) holds it in memory for the whole entity.
+public protocol EntityMigrationPolicy: Sendable {
+    /// Called before the first object of the mapping.
+    func beginEntityMapping(_ mapping: EntityMapping, in migration: MigrationSession) throws
+
+    /// Makes the destination object for a source object, or `nil` to drop it. The default makes
+    /// it with the mapping's property mappings (``MigrationSession/standardDestination(for:mapping:)``).
+    func createDestinationInstance(
+        for source: MigrationObject, mapping: EntityMapping, in migration: MigrationSession
+    ) throws -> MigrationObject?
+
+    /// Called after the last object of the mapping.
+    func endEntityMapping(_ mapping: EntityMapping, in migration: MigrationSession) throws
+}
+
+extension EntityMigrationPolicy {
+    public func beginEntityMapping(_ mapping: EntityMapping, in migration: MigrationSession) throws {}
+
+    public func createDestinationInstance(
+        for source: MigrationObject, mapping: EntityMapping, in migration: MigrationSession
+    ) throws -> MigrationObject? {
+        try migration.standardDestination(for: source, mapping: mapping)
+    }
+
+    public func endEntityMapping(_ mapping: EntityMapping, in migration: MigrationSession) throws {}
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Logging
+import Strata
+
+/// The versions a store migrates through, oldest to newest, and how each step is made: Core
+/// Data's staged migration, SwiftData's `SchemaMigrationPlan`.
+///
+/// By default every step between consecutive versions of the bundle is lightweight; give
+/// custom stages for the steps that need them. A store's version is found from its hashes; a
+/// store written by an unknown or newer version is refused, never "fixed".
+public struct MigrationPlan: Sendable {
+    public let bundle: ModelBundle
+    /// The custom stages, by their `fromVersion`.
+    public var customStages: [MigrationStage]
+    private let logger = Logger(label: "strata.migration")
+
+    public init(bundle: ModelBundle, customStages: [MigrationStage] = []) {
+        self.bundle = bundle
+        self.customStages = customStages
+    }
+
+    /// The stages from the version that wrote a store to `target` (the current version by
+    /// default), without migrating: what `strata migrate --dry-run` shows.
+    ///
+    /// - Throws: ``MigrationError`` with code `.unknownSourceVersion` for a store no version of the
+    ///   bundle wrote, or one from a version after `target`.
+    public func stages(forStoreMetadata metadata: [String: MetadataValue], to target: String? = nil) throws -> [MigrationStage] {
+        let source: ModelBundle.Version
+        do {
+            source = try bundle.version(forStoreMetadata: metadata)
+        } catch let error as PersistenceError {
+            throw MigrationError(.unknownSourceVersion, error.message)
+        }
+        let destination = try target.map { try bundle.version(named: $0) } ?? bundle.currentVersion
+        guard let from = bundle.versions.firstIndex(of: source), let to = bundle.versions.firstIndex(of: destination) else { return [] }
+        guard from <= to else {
+            throw MigrationError(
+                .unknownSourceVersion, "the store is at version '\(source.name)', after '\(destination.name)': Strata does not migrate backwards")
+        }
+        return (from..<to).map { index in
+            let (old, new) = (bundle.versions[index].name, bundle.versions[index + 1].name)
+            return customStages.first { $0.fromVersion == old && $0.toVersion == new } ?? .lightweight(from: old, to: new)
+        }
+    }
+
+    /// Migrates the store at `url` through every stage to `target` (the current version by
+    /// default). Each stage is a whole migration: an interruption leaves the store at the last
+    /// completed stage's version, which the next run continues from.
+    ///
+    /// - Parameter backup: Where to keep a copy of the store as it was before the first stage.
+    public func migrateStore(
+        at url: URL, to target: String? = nil, backup: URL? = nil, inferMappings: Bool = true,
+        progress: @escaping @Sendable (MigrationProgress) -> Void = { _ in }
+    ) async throws {
+        let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: url)
+        let stages = try stages(forStoreMetadata: metadata, to: target)
+        for (number, stage) in stages.enumerated() {
+            let old = try bundle.version(named: stage.fromVersion).model
+            let new = try bundle.version(named: stage.toVersion).model
+            if let willMigrate = stage.willMigrate { try await Self.run(willMigrate, on: url, model: old) }
+            let mapping: MappingModel
+            if let custom = stage.mapping {
+                mapping = custom
+            } else {
+                guard inferMappings else {
+                    throw MigrationError(.cannotInfer, "the stage \(stage.fromVersion) → \(stage.toVersion) has no mapping, and inference is off")
+                }
+                mapping = try MappingModel.inferred(from: old, to: new)
+            }
+            logger.info("migrating", metadata: ["store": "\(url.path)", "from": "\(stage.fromVersion)", "to": "\(stage.toVersion)"])
+            let manager = MigrationManager(sourceModel: old, destinationModel: new, stageName: "\(stage.fromVersion) → \(stage.toVersion)")
+            try await manager.migrateStore(at: url, mapping: mapping, backup: number == 0 ? backup : nil, progress: progress)
+            if let didMigrate = stage.didMigrate { try await Self.run(didMigrate, on: url, model: new) }
+        }
+    }
+
+    private static func run(
+        _ body: @escaping @Sendable (isolated ManagedObjectContext) throws -> Void, on url: URL, model: ManagedObjectModel
+    ) async throws {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        let store = try await coordinator.addPersistentStore(type: .binary, at: url)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        do {
+            try await context.perform { context in
+                try body(context)
+                if context.hasChanges { try context.save() }
+            }
+        } catch {
+            try? await coordinator.removePersistentStore(store)
+            throw error
+        }
+        try await coordinator.removePersistentStore(store)
+    }
+}
+
+/// Migrates stores on open (``PersistentStoreOption/migrator``) through a ``MigrationPlan``.
+public struct StagedMigrator: StoreMigrator {
+    public let plan: MigrationPlan
+
+    public init(plan: MigrationPlan) {
+        self.plan = plan
+    }
+
+    /// A migrator through every version of `bundle`, with lightweight stages.
+    public init(bundle: ModelBundle) {
+        plan = MigrationPlan(bundle: bundle)
+    }
+
+    public func migrateStore(
+        at url: URL, type: StoreType, metadata: [String: MetadataValue], to model: ManagedObjectModel, inferMappingModel: Bool
+    ) async throws {
+        let target = plan.bundle.versions.last { $0.model.entityVersionHashesByName == model.entityVersionHashesByName }
+        guard let target else {
+            throw MigrationError(.unknownSourceVersion, "the coordinator's model is not a version of the bundle \(plan.bundle.name)")
+        }
+        try await plan.migrateStore(at: url, to: target.name, inferMappings: inferMappingModel)
+    }
+}
+
+extension PersistentStoreDescription {
+    /// Migrates the store on open through the versions of `bundle` (lightweight where no custom
+    /// stage is given), as Core Data's automatic migration does.
+    public mutating func migrates(through plan: MigrationPlan) {
+        shouldMigrateStoreAutomatically = true
+        options[PersistentStoreOption.migrator] = StagedMigrator(plan: plan)
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import Strata
+import StrataMigration
+import Testing
+
+/// Changes inference must refuse, and the custom mappings that do them.
+@Suite struct CustomMigrationTests {
+    static func contactsStore(at url: URL, bundle: ModelBundle) async throws {
+        try await MigrationFixtures.withStore(at: url, model: bundle.versions[0].model) { context in
+            for (first, last, age, phone) in [("Ada", "Lovelace", 36, "555-0100"), ("Alan", "Turing", 41, "555-0199")] {
+                let person = try context.insertNewObject(forEntityName: "Person")
+                try person.setValue(first, forKey: "firstName")
+                try person.setValue(last, forKey: "lastName")
+                try person.setValue(age, forKey: "age")
+                try person.setValue(phone, forKey: "phone")
+            }
+        }
+    }
+
+    @Test func inferenceRefusesAndSaysEveryReason() throws {
+        let bundle = try ModelBundle(contentsOf: MigrationFixtures.contacts)
+        let error = #expect(throws: MigrationError.self) {
+            try MappingModel.inferred(from: bundle.versions[0].model, to: bundle.versions[1].model)
+        }
+        #expect(error?.code == .cannotInfer)
+        #expect(error?.problems == [
+            "Person.fullName: a new required attribute needs a default value",
+            "Person.phone: String → Integer 64 would lose data",
+        ])
+        #expect(error?.description == """
+            cannot infer a mapping (2 problems):
+              - Person.fullName: a new required attribute needs a default value
+              - Person.phone: String → Integer 64 would lose data
+            """)
+    }
+
+    @Test func mergingTwoHierarchiesIsRefused() throws {
+        let old = try ManagedObjectModel {
+            EntityDescription("Car") { AttributeDescription("plate", .string) }
+            EntityDescription("Bike") { AttributeDescription("plate", .string) }
+        }
+        let new = try ManagedObjectModel {
+            EntityDescription("Vehicle", isAbstract: true) { AttributeDescription("plate", .string) }
+            EntityDescription("Car", superentity: "Vehicle")
+            EntityDescription("Bike", superentity: "Vehicle")
+        }
+        let error = #expect(throws: MigrationError.self) { try MappingModel.inferred(from: old, to: new) }
+        #expect(error?.problems == ["Vehicle: it would merge the hierarchies of Bike and Car, whose reference numbers may collide"])
+    }
+
+    @Test func aMappingFileDoesWhatInferenceCannot() async throws {
+        let directory = try MigrationFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Contacts.store")
+        let bundle = try ModelBundle(contentsOf: MigrationFixtures.contacts)
+        try await Self.contactsStore(at: url, bundle: bundle)
+        let (old, new) = (bundle.versions[0].model, bundle.versions[1].model)
+        let mapping = try MappingModel(contentsOf: MigrationFixtures.contactsMapping, source: old, destination: new)
+        try await MigrationManager(sourceModel: old, destinationModel: new).migrateStore(at: url, mapping: mapping)
+        let people = try await MigrationFixtures.withStore(at: url, model: new) { context in
+            try context.objects("Person", sortedBy: "fullName").map {
+                "\(try $0.value(forKey: "fullName") ?? "-") \(try $0.value(forKey: "age") ?? "-") \(try $0.value(forKey: "phone") ?? "nil")"
+            }
+        }
+        #expect(people == ["Ada Lovelace 36 nil", "Alan Turing 41 nil"])
+    }
+
+    @Test func aBadMappingFileListsEveryProblem() throws {
+        let directory = try MigrationFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("bad.json")
+        try Data(#"""
+            {"entityMappings": [
+              {"source": "Persn", "destination": "Person", "attributes": {"fullName": "firstName +"}},
+              {"source": "Person", "destination": "Person", "attributes": {"nickname": "firstName"}, "kind": "reshape"}
+            ]}
+            """#.utf8).write(to: file)
+        let bundle = try ModelBundle(contentsOf: MigrationFixtures.contacts)
+        let error = #expect(throws: MigrationError.self) {
+            try MappingModel(contentsOf: file, source: bundle.versions[0].model, destination: bundle.versions[1].model)
+        }
+        #expect(error?.code == .invalidMapping)
+        #expect(error?.problems == [
+            "entityMappings[0]: the source model has no entity 'Persn'",
+            "entityMappings[1]: unknown kind 'reshape' (transform, copy, add or remove)",
+        ])
+    }
+
+    /// A custom mapping in Swift: closures for values, and a policy that makes objects of a new
+    /// entity and relates them (the role of NSEntityMigrationPolicy).
+    @Test func swiftClosuresAndAPolicy() async throws {
+        let directory = try MigrationFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Contacts.store")
+        let bundle = try ModelBundle(contentsOf: MigrationFixtures.contacts)
+        try await Self.contactsStore(at: url, bundle: bundle)
+        let old = bundle.versions[0].model
+        let new = try ManagedObjectModel {
+            EntityDescription("Person") {
+                AttributeDescription("fullName", .string)
+                AttributeDescription("age", .integer16, optional: true)
+                RelationshipDescription("decade", toOne: "Decade", inverse: "people")
+            }
+            EntityDescription("Decade") {
+                AttributeDescription("start", .integer16)
+                RelationshipDescription("people", toMany: "Person", inverse: "decade")
+            }
+        }
+        let mapping = MappingModel(entityMappings: [
+            EntityMapping(
+                kind: .custom, source: "Person", destination: "Person",
+                attributeMappings: [
+                    PropertyMapping(name: "fullName", value: .closure { source in
+                        .string("\(source["lastName"]?.anyValue ?? ""), \(source["firstName"]?.anyValue ?? "")")
+                    }),
+                    .copy("age"),
+                ],
+                policy: DecadePolicy()),
+            EntityMapping(kind: .add, source: nil, destination: "Decade"),
+        ])
+        try await MigrationManager(sourceModel: old, destinationModel: new).migrateStore(at: url, mapping: mapping)
+        let rows = try await MigrationFixtures.withStore(at: url, model: new) { context in
+            try context.objects("Decade", sortedBy: "start").map { decade in
+                let people = try #require(try decade.value(forKey: "people") as? Set<ManagedObject>)
+                return "\(try decade.value(forKey: "start") ?? "-"): " + people.map { "\((try? $0.value(forKey: "fullName")) ?? "")" }.sorted().joined(separator: "; ")
+            }
+        }
+        #expect(rows == ["30: Lovelace, Ada", "40: Turing, Alan"])
+    }
+
+    /// Puts each person in a Decade object made on first need.
+    final class DecadePolicy: EntityMigrationPolicy, @unchecked Sendable {
+        // Safe: a migration calls its policies from one thread, one object at a time.
+        private var decades: [Int64: ManagedObjectID] = [:]
+
+        func createDestinationInstance(
+            for source: MigrationObject, mapping: EntityMapping, in migration: MigrationSession
+        ) throws -> MigrationObject? {
+            var person = try migration.standardDestination(for: source, mapping: mapping)
+            guard case .integer16(let age)? = source["age"] else { return person }
+            let start = Int64(age / 10 * 10)
+            let decade = try decades[start] ?? migration.insert(entity: "Decade", attributeValues: ["start": .integer16(Int16(start))])
+            decades[start] = decade
+            migration.relate(decade, "people", to: person.objectID)
+            person.relatedObjectIDs["decade"] = [decade]
+            return person
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import Strata
+import StrataMigration
+
+/// The repository's versioned models, and temporary folders.
+enum MigrationFixtures {
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let library = packageRoot.appendingPathComponent("Migrations/Library.xcdatamodeld")
+    static let contacts = packageRoot.appendingPathComponent("Migrations/Contacts.xcdatamodeld")
+    static let contactsMapping = packageRoot.appendingPathComponent("Migrations/Contacts-1-to-2.mapping.json")
+    static let sharedXcodeModels = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/xcdatamodels")
+
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-migration-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Opens a binary store with `model`, runs `body` in a context, saves, and closes it.
+    @discardableResult
+    static func withStore<T: Sendable>(
+        at url: URL, model: ManagedObjectModel, _ body: @escaping @Sendable (isolated ManagedObjectContext) throws -> T
+    ) async throws -> T {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        let store = try await coordinator.addPersistentStore(type: .binary, at: url)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        let result = try await context.perform { context in
+            let result = try body(context)
+            if context.hasChanges { try context.save() }
+            return result
+        }
+        try await coordinator.removePersistentStore(store)
+        return result
+    }
+}
+
+extension ManagedObjectContext {
+    /// Every object of an entity, sorted by a key.
+    func objects(_ entity: String, sortedBy key: String) throws -> [ManagedObject] {
+        try fetch(FetchRequest<ManagedObject>(entityName: entity, sortDescriptors: [.ascending(key)]))
+    }
+}
