@@ -18,7 +18,7 @@ struct StoreVerifier {
     }
 
     mutating func run() throws {
-        var related: [ManagedObjectID: [String: [ManagedObjectID]]] = [:]
+        var related: [ManagedObjectID: [String: Set<ManagedObjectID>]] = [:]
         var seen: Set<ManagedObjectID> = []
         var referencesByRoot: [String: Set<Int64>] = [:]
         do {
@@ -38,27 +38,29 @@ struct StoreVerifier {
                     {
                         problems.append("\(object.objectID) shares its reference number with another object of the \(root) hierarchy")
                     }
-                    related[object.objectID] = object.relatedObjectIDs
+                    related[object.objectID] = object.relatedObjectIDs.mapValues(Set.init)
                 }
             }
         } catch let error as StoreError {
             problems.append(error.description)
         }
         let entities = Dictionary(uniqueKeysWithValues: file.entities.map { ($0.name, $0) })
-        for (source, relationships) in related.sorted(by: { $0.key.description < $1.key.description }) {
+        var found: [String] = []
+        for (source, relationships) in related {
             guard let entity = entities[source.entityName] else { continue }
             for relationship in entity.relationships {
                 for target in relationships[relationship.name] ?? [] {
                     guard let targetRelationships = related[target] else {
-                        problems.append("\(source) \(relationship.name) points at \(target), which the store does not hold")
+                        found.append("\(source) \(relationship.name) points at \(target), which the store does not hold")
                         continue
                     }
                     if let inverse = relationship.inverse, !(targetRelationships[inverse] ?? []).contains(source) {
-                        problems.append("\(source) \(relationship.name) holds \(target), whose \(inverse) does not hold it back")
+                        found.append("\(source) \(relationship.name) holds \(target), whose \(inverse) does not hold it back")
                     }
                 }
             }
         }
+        problems += found.sorted()
     }
 
     private func rootEntity(of name: String) -> String {
