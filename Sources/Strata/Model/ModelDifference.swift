@@ -161,6 +161,7 @@ public struct ModelDifference: Sendable, Hashable {
 
     private static func describe(_ value: AttributeValue?) -> String {
         guard let value else { return "none" }
+        if case .string(let text) = value { return "\"\(text)\"" }
         return "\(value.anyValue)"
     }
 
