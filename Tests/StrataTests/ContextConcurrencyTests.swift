@@ -27,7 +27,7 @@ import Testing
         }
         #expect(name == "Austen")
         #expect(onMain, "a main-queue context runs on the main queue")
-        let onBackgroundMain = await background.perform { _ in DispatchQueue.getSpecific(key: Self.mainQueueKey) == true }
+        let onBackgroundMain = try await background.perform { _ in DispatchQueue.getSpecific(key: Self.mainQueueKey) == true }
         #expect(!onBackgroundMain)
     }
 
@@ -56,7 +56,7 @@ import Testing
             }
         }
         #expect(depth == 3)
-        let fromAsync = await context.perform { ctx in
+        let fromAsync = try await context.perform { ctx in
             ctx.performAndWait { $0.insertedObjects.count }
         }
         #expect(fromAsync == 1)
@@ -120,7 +120,7 @@ import Testing
             try #require(try context.existingObject(with: id) as? Tag).label = "b"
             try context.save()
         }
-        let error = await deleter.perform { context in
+        let error = try await deleter.perform { context in
             context.delete(context.object(with: id))
             return #expect(throws: PersistenceError.self) { try context.save() }
         }

@@ -104,7 +104,7 @@ import Testing
 
     @Test func badRequestsAreTypedErrors() async throws {
         let coordinator = try await Self.library()
-        await backgroundContext(coordinator).perform { context in
+        try await backgroundContext(coordinator).perform { context in
             let entity = #expect(throws: PersistenceError.self) {
                 try context.fetch(FetchRequest<ManagedObject>(entityName: "Magazine"))
             }

@@ -89,7 +89,7 @@ import Testing
             try context.save()
             return id
         }
-        let error = await backgroundContext(coordinator).perform { context in
+        let error = try await backgroundContext(coordinator).perform { context in
             #expect(throws: PersistenceError.self) { try context.existingObject(with: id) }
         }
         #expect(error?.code == .objectNotFound)

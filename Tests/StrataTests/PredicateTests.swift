@@ -126,7 +126,7 @@ import Testing
         #expect(predicate.description == testCase.normalized)
         #expect(try FetchPredicate(format: predicate.description) == predicate, "the normalised form parses back to the same predicate")
         let (coordinator, _) = try await Self.graph()
-        let result: Result<[String], FetchPredicateError> = await backgroundContext(coordinator).perform { context in
+        let result: Result<[String], FetchPredicateError> = try await backgroundContext(coordinator).perform { context in
             do {
                 return .success(try context.fetch(FetchRequest<Book>(predicate: predicate)).map(\.title).sorted())
             } catch {
@@ -200,7 +200,7 @@ import Testing
             ("SUBQUERY(tags, $t, $t.name == 'x').@count > 0", "the entity Tag has no key 'name'"),
         ] {
             let predicate = try FetchPredicate(format: format)
-            let error = await backgroundContext(coordinator).perform { context in
+            let error = try await backgroundContext(coordinator).perform { context in
                 #expect(throws: FetchPredicateError.self) { try context.fetch(FetchRequest<Book>(predicate: predicate)) }
             }
             #expect(error?.code == .unknownKey)

@@ -1,3 +1,5 @@
+import Foundation
+
 extension ManagedObjectContext {
     /// Inserts a new object of the named entity, an instance of the entity's class.
     ///
@@ -53,7 +55,13 @@ extension ManagedObjectContext {
     ///   or deleted the same objects since this context read them. Nothing is saved when it
     ///   throws, and the context keeps its changes.
     public func save() throws {
-        try graph.save()
+        guard let saved = try graph.save() else { return }
+        ownSaves.send(saved)
+        let change = ObjectsDidChange(
+            insertedObjectIDs: saved.insertedObjectIDs, updatedObjectIDs: saved.updatedObjectIDs,
+            deletedObjectIDs: saved.deletedObjectIDs, refreshedObjectIDs: [])
+        changes.send(change)
+        NotificationCenter.default.post(saved.notification)
     }
 
     /// Throws away every unsaved change.

@@ -41,8 +41,34 @@ public actor ManagedObjectContext {
     private nonisolated let queueExecutor: DispatchQueueExecutor?
     let graph: ObjectGraph
 
-    /// A name for the context, for logs and debugging.
-    public var name: String?
+    /// A name for the context, for logs, debugging and save notifications.
+    public var name: String? {
+        get { graph.name }
+        set { graph.name = newValue }
+    }
+
+    /// Who the context's saves are by, recorded in their notifications (Core Data's
+    /// `transactionAuthor`).
+    public var transactionAuthor: String? {
+        get { graph.transactionAuthor }
+        set { graph.transactionAuthor = newValue }
+    }
+
+    /// What a save does when another save changed the same objects first. ``MergePolicy/error``
+    /// by default, as in Core Data.
+    public var mergePolicy: MergePolicy {
+        get { graph.mergePolicy }
+        set { graph.mergePolicy = newValue }
+    }
+
+    /// The context's own saves, from now on.
+    public nonisolated var didSaveNotifications: AsyncStream<ContextDidSave> { ownSaves.subscribe() }
+    /// What changes in the context (its saves, merges and refreshes), from now on.
+    public nonisolated var objectsDidChangeNotifications: AsyncStream<ObjectsDidChange> { changes.subscribe() }
+    nonisolated let ownSaves = Broadcast<ContextDidSave>()
+    nonisolated let changes = Broadcast<ObjectsDidChange>()
+    /// The task that merges other contexts' saves, while ``automaticallyMergesChangesFromParent`` is on.
+    var mergingTask: Task<Void, Never>?
 
     /// Makes a context on `coordinator`. Its first read pins the coordinator's latest
     /// generation: from then on it reads that snapshot until it saves, refreshes or resets.
@@ -55,6 +81,10 @@ public actor ManagedObjectContext {
         graph.context = self
     }
 
+    deinit {
+        mergingTask?.cancel()
+    }
+
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         queueExecutor?.asUnownedSerialExecutor() ?? MainActor.sharedUnownedExecutor
     }
@@ -64,8 +94,12 @@ public actor ManagedObjectContext {
     /// The closure receives the context isolated, so it can use the context and its objects
     /// synchronously; objects cannot leave it, as they are not `Sendable`, and it is
     /// `@Sendable` so that it cannot capture another context's objects either.
-    public func perform<T: Sendable>(_ body: @Sendable (isolated ManagedObjectContext) throws -> T) async rethrows -> T {
-        try body(self)
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled before the block starts (the
+    ///   block then does not run); whatever the block throws.
+    public func perform<T: Sendable>(_ body: @Sendable (isolated ManagedObjectContext) throws -> T) async throws -> T {
+        try Task.checkCancellation()
+        return try body(self)
     }
 
     /// Runs `body` on the context's executor and waits for it: Core Data's `performAndWait`.

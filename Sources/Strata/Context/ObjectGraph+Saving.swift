@@ -26,10 +26,11 @@ extension ObjectGraph {
 
     /// Saves the context's changes: runs delete rules, validates, gives new objects permanent
     /// IDs, and commits through the coordinator. When it throws, nothing was saved and the
-    /// context keeps its changes.
-    func save() throws {
+    /// context keeps its changes. Returns what the save changed, if anything.
+    @discardableResult
+    func save() throws -> ContextDidSave? {
         processPendingChanges()
-        guard hasChanges else { return }
+        guard hasChanges else { return nil }
         for object in Array(inserted.values) + updated.values + deleted.values {
             object.willSave()
         }
@@ -38,16 +39,20 @@ extension ObjectGraph {
 
         let newObjects = inserted.values.filter { !$0.isDeleted }
         try assignPermanentIDs(to: newObjects)
-        let changedObjects = updated.values.filter { !$0.isDeleted && !$0.isInserted && $0.hasChangedValues }
-        let goneObjects = deleted.values.filter { !$0.isInserted }
-
-        var changes = ChangeSet()
-        for object in newObjects { changes.inserted[object.objectID] = object.storedRow }
-        for object in changedObjects { changes.updated[object.objectID] = object.storedRow }
-        for object in goneObjects { changes.deleted[object.objectID] = object.snapshot?.version ?? 0 }
-
-        if !changes.isEmpty {
-            generation = try coordinator.commitSynchronously(changes)
+        var committed: ChangeSet?
+        for attempt in 1... {
+            let changes = makeChangeSet(newObjects: newObjects)
+            guard !changes.isEmpty else { break }
+            do {
+                generation = try coordinator.commitSynchronously(changes)
+                committed = changes
+                break
+            } catch let error as PersistenceError where error.code == .conflict && !error.objectIDs.isEmpty {
+                // Another save got there first. Under a merge policy, rebase on the latest
+                // generation and try again (a third save may intervene, hence the loop).
+                guard mergePolicy != .error, attempt < 20 else { throw conflictError(error) }
+                resolveConflicts(error.objectIDs)
+            }
         }
         let saved = newObjects + updated.values.filter { !$0.isDeleted }
         for object in saved {
@@ -62,7 +67,96 @@ extension ObjectGraph {
         inserted.removeAll()
         updated.removeAll()
         propagatedDeletes.removeAll()
+        resurrected.removeAll()
         for object in saved { object.didSave() }
+        guard let committed, let context else { return nil }
+        return ContextDidSave(
+            insertedObjectIDs: Set(committed.inserted.keys), updatedObjectIDs: Set(committed.updated.keys),
+            deletedObjectIDs: Set(committed.deleted.keys), queryGeneration: QueryGenerationToken(number: generation.number),
+            transactionAuthor: transactionAuthor, contextName: name, context: context)
+    }
+
+    private func makeChangeSet(newObjects: [ManagedObject]) -> ChangeSet {
+        var changes = ChangeSet()
+        if let context { changes.origin = ContextDidSaveOrigin(context: context, transactionAuthor: transactionAuthor, contextName: name) }
+        for object in newObjects { changes.inserted[object.objectID] = object.storedRow }
+        for object in updated.values where !object.isDeleted && !object.isInserted && object.hasChangedValues {
+            if resurrected.contains(ObjectIdentifier(object)) {
+                changes.inserted[object.objectID] = object.storedRow
+            } else {
+                changes.updated[object.objectID] = object.storedRow
+            }
+        }
+        for object in deleted.values where !object.isInserted {
+            changes.deleted[object.objectID] = object.snapshot?.version ?? 0
+        }
+        return changes
+    }
+
+    /// The conflict error with every object's versions and values.
+    private func conflictError(_ error: PersistenceError) -> PersistenceError {
+        let latest = coordinator.currentGeneration
+        var described = error
+        described.conflicts = error.objectIDs.compactMap { id in
+            guard let object = registered[id] else { return nil }
+            let store = latest.row(for: id)
+            func values(_ row: Row?) -> [String: AttributeValue?] {
+                guard let row else { return [:] }
+                return Dictionary(uniqueKeysWithValues: object.layout.attributes.enumerated().map { ($1.name, row.attributes[$0]) })
+            }
+            return MergeConflict(
+                objectID: id, contextVersion: object.snapshot?.version ?? 0, storeVersion: store?.version,
+                contextValues: values(object.storage), storeValues: values(store))
+        }
+        return described
+    }
+
+    /// Rebases conflicting objects on the latest generation as the merge policy says.
+    private func resolveConflicts(_ ids: [ManagedObjectID]) {
+        let latest = coordinator.currentGeneration
+        generation = latest
+        for id in ids {
+            guard let object = registered[id] else { continue }
+            let old = object.snapshot ?? Row(emptyFor: object.layout)
+            guard let store = latest.row(for: id) else {
+                // The other save deleted the object.
+                if mergePolicy == .overwrite || mergePolicy == .mergeByPropertyObjectTrump, !object.isDeleted {
+                    resurrected.insert(ObjectIdentifier(object))
+                } else {
+                    unregister(object)
+                    object.isDeleted = false
+                    object.isUpdated = false
+                }
+                continue
+            }
+            switch mergePolicy {
+            case .error:
+                break
+            case .overwrite:
+                break
+            case .rollback:
+                object.storage = store
+                updated[ObjectIdentifier(object)] = nil
+                deleted[ObjectIdentifier(object)] = nil
+                object.isUpdated = false
+                object.isDeleted = false
+            case .mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump:
+                let contextWins = mergePolicy == .mergeByPropertyObjectTrump
+                var merged = store
+                for index in object.storage.attributes.indices {
+                    let mine = object.storage.attributes[index] != old.attributes[index]
+                    let theirs = store.attributes[index] != old.attributes[index]
+                    if mine && (contextWins || !theirs) { merged.attributes[index] = object.storage.attributes[index] }
+                }
+                for index in object.storage.relationships.indices {
+                    let mine = object.storage.relationships[index] != old.relationships[index]
+                    let theirs = store.relationships[index] != old.relationships[index]
+                    if mine && (contextWins || !theirs) { merged.relationships[index] = object.storage.relationships[index] }
+                }
+                object.storage = merged
+            }
+            object.snapshot = store
+        }
     }
 
     /// Every validation problem of the objects about to be saved, thrown as one error.

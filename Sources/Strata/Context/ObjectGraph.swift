@@ -32,6 +32,11 @@ final class ObjectGraph {
     var propagatedDeletes: Set<ObjectIdentifier> = []
     /// How many rows the last fetch evaluated its predicate on: what an index saves.
     var rowsConsidered = 0
+    var mergePolicy = MergePolicy.error
+    var transactionAuthor: String?
+    var name: String?
+    /// Objects the store deleted that a merge policy writes back: saved as inserts.
+    var resurrected: Set<ObjectIdentifier> = []
 
     init(coordinator: PersistentStoreCoordinator) {
         self.coordinator = coordinator

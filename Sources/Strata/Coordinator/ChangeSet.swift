@@ -8,5 +8,15 @@ struct ChangeSet: Sendable {
     /// Deleted objects, with the version the context read.
     var deleted: [ManagedObjectID: Int64] = [:]
 
+    /// Who saved, for the notification the commit sends.
+    var origin: ContextDidSaveOrigin?
+
     var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+}
+
+/// The saving context and what it says about itself, carried with its changes.
+struct ContextDidSaveOrigin: Sendable {
+    let context: ManagedObjectContext
+    let transactionAuthor: String?
+    let contextName: String?
 }

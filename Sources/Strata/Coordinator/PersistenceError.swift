@@ -7,7 +7,7 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case conflict, objectNotFound, noPersistentStore, storeNotFound, unknownStoreType
-            case storeAlreadyAdded, unknownEntity, incompatibleStore, storeFromNewerModel
+            case storeAlreadyAdded, unknownEntity, incompatibleStore, storeFromNewerModel, unavailableGeneration
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -31,6 +31,8 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
         public static let incompatibleStore = Code(.incompatibleStore)
         /// The store was written by a later version of the model than any this program knows.
         public static let storeFromNewerModel = Code(.storeFromNewerModel)
+        /// A query generation that is neither the context's nor the current one.
+        public static let unavailableGeneration = Code(.unavailableGeneration)
 
         public var description: String { base.rawValue }
     }
@@ -39,11 +41,15 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
     /// The objects concerned (for a conflict: every object that conflicted).
     public var objectIDs: [ManagedObjectID]
     public var message: String
+    /// For a conflict: each object's versions and values on both sides. (Values stay out of the
+    /// message: stores hold people's data.)
+    public var conflicts: [MergeConflict] = []
 
-    init(_ code: Code, objectIDs: [ManagedObjectID] = [], _ message: String) {
+    init(_ code: Code, objectIDs: [ManagedObjectID] = [], _ message: String, conflicts: [MergeConflict] = []) {
         self.code = code
         self.objectIDs = objectIDs
         self.message = message
+        self.conflicts = conflicts
     }
 
     public var description: String { message }

@@ -90,7 +90,7 @@ public final class PersistentContainer: Sendable {
     /// Runs `body` on a new private-queue context and returns its result.
     public func performBackgroundTask<T: Sendable>(
         _ body: @Sendable (isolated ManagedObjectContext) throws -> T
-    ) async rethrows -> T {
+    ) async throws -> T {
         try await newBackgroundContext().perform(body)
     }
 

@@ -73,10 +73,19 @@ extension PersistentStoreCoordinator {
                 storeChanges, tables: stores[identifier] ?? [:], previous: base.stores[identifier] ?? [:],
                 model: managedObjectModel)
         }
-        return published.withLock { state in
+        let next = published.withLock { state in
             state.generation = state.generation.next(stores: stores, indexes: indexes)
             return state.generation
         }
+        if let origin = changes.origin {
+            // Sent here, on the coordinator's queue, so that subscribers see saves in commit order.
+            saves.send(
+                ContextDidSave(
+                    insertedObjectIDs: Set(changes.inserted.keys), updatedObjectIDs: Set(changes.updated.keys),
+                    deletedObjectIDs: Set(changes.deleted.keys), queryGeneration: QueryGenerationToken(number: next.number),
+                    transactionAuthor: origin.transactionAuthor, contextName: origin.contextName, context: origin.context))
+        }
+        return next
     }
 
     /// Moves an object's entries in its entity's indexes from its old values to its new ones.

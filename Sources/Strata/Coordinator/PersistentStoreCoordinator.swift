@@ -19,6 +19,13 @@ public actor PersistentStoreCoordinator {
     /// latest generation, always replaced together.
     nonisolated let published: Mutex<Published>
     private let logger = Logger(label: "strata.coordinator")
+    /// Every context's saves on this coordinator.
+    nonisolated let saves = Broadcast<ContextDidSave>()
+
+    /// The saves of every context on this coordinator, from now on, in the order they commit.
+    public nonisolated var didSaveNotifications: AsyncStream<ContextDidSave> {
+        saves.subscribe()
+    }
 
     struct Published: Sendable {
         var stores: [PersistentStore] = []

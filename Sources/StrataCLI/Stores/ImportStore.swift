@@ -32,7 +32,7 @@ struct ImportStore: AsyncParsableCommand {
         let url = URL(fileURLWithPath: store)
         let added = try await coordinator.addPersistentStore(type: .binary, at: url)
         let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
-        let result: Result<Int, ImportFailure> = await context.perform { context in
+        let result: Result<Int, ImportFailure> = try await context.perform { context in
             do {
                 return .success(try ImportRecord.insert(records, into: context, file: from))
             } catch let failure as ImportFailure {

@@ -1,0 +1,87 @@
+import Foundation
+import Strata
+import Testing
+
+/// Two contexts change the same book; the second save meets the first's change.
+@Suite struct MergePolicyTests {
+    /// Saves "Draft"/100 pages/tag "a"; context A then saves title "A" and pages 111; context B,
+    /// which read the original, changes title to "B" and adds 1 to pages... then saves under `policy`.
+    static func conflict(under policy: MergePolicy, deleteFirst: Bool = false) async throws -> (Result<String, PersistenceError>, String) {
+        let coordinator = try await makeCoordinator(libraryModel())
+        let id = try await backgroundContext(coordinator).perform { context in
+            let book = try Book(context: context)
+            book.title = "Draft"
+            book.pages = 100
+            try context.save()
+            return book.objectID
+        }
+        let first = backgroundContext(coordinator)
+        let second = backgroundContext(coordinator)
+        for context in [first, second] { _ = try await context.perform { try $0.existingObject(with: id).objectID } }
+        try await first.perform { context in
+            let book = try #require(context.registeredObject(for: id) as? Book)
+            if deleteFirst {
+                context.delete(book)
+            } else {
+                book.title = "A"
+                book.pages = 111
+            }
+            try context.save()
+        }
+        let result: Result<String, PersistenceError> = try await second.perform { context in
+            context.mergePolicy = policy
+            let book = try #require(context.registeredObject(for: id) as? Book)
+            book.title = "B"
+            do {
+                try context.save()
+                return .success("saved")
+            } catch let error as PersistenceError {
+                return .failure(error)
+            }
+        }
+        let stored = try await backgroundContext(coordinator).perform { context in
+            guard let book = try? context.existingObject(with: id) as? Book else { return "deleted" }
+            return "\(book.title) \(book.pages)"
+        }
+        return (result, stored)
+    }
+
+    @Test func errorReportsEveryConflictWithBothSides() async throws {
+        let (result, stored) = try await Self.conflict(under: .error)
+        guard case .failure(let error) = result else {
+            Issue.record("the save should have failed")
+            return
+        }
+        #expect(error.code == .conflict)
+        let conflict = try #require(error.conflicts.first)
+        #expect(conflict.contextVersion == 1 && conflict.storeVersion == 2)
+        #expect(conflict.contextValues["title"] == .some(.string("B")))
+        #expect(conflict.storeValues["title"] == .some(.string("A")))
+        #expect(!error.message.contains("\"A\""), "values stay out of the message")
+        #expect(stored == "A 111")
+    }
+
+    @Test(arguments: [
+        (MergePolicy.mergeByPropertyObjectTrump, "B 111"),
+        (MergePolicy.mergeByPropertyStoreTrump, "A 111"),
+        (MergePolicy.overwrite, "B 100"),
+        (MergePolicy.rollback, "A 111"),
+    ])
+    func policiesResolveAsCoreDataDoes(_ policy: MergePolicy, _ expected: String) async throws {
+        let (result, stored) = try await Self.conflict(under: policy)
+        #expect((try? result.get()) == "saved")
+        #expect(stored == expected)
+    }
+
+    @Test(arguments: [
+        (MergePolicy.mergeByPropertyObjectTrump, "B 100"),
+        (MergePolicy.overwrite, "B 100"),
+        (MergePolicy.mergeByPropertyStoreTrump, "deleted"),
+        (MergePolicy.rollback, "deleted"),
+    ])
+    func aChangeToAnObjectTheOtherSaveDeleted(_ policy: MergePolicy, _ expected: String) async throws {
+        let (result, stored) = try await Self.conflict(under: policy, deleteFirst: true)
+        #expect((try? result.get()) == "saved")
+        #expect(stored == expected)
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import Strata
+import Synchronization
+import Testing
+
+@Suite struct NotificationTests {
+    @Test func savesAreAnnouncedOnTheCoordinatorTheContextAndNotificationCenter() async throws {
+        let coordinator = try await makeCoordinator(libraryModel())
+        let context = backgroundContext(coordinator)
+        var coordinatorSaves = coordinator.didSaveNotifications.makeAsyncIterator()
+        var contextSaves = context.didSaveNotifications.makeAsyncIterator()
+        let posted = Mutex<[(ObjectIdentifier?, Set<ManagedObjectID>?)]>([])
+        let observer = NotificationCenter.default.addObserver(forName: ContextDidSave.notificationName, object: nil, queue: nil) { note in
+            let sender = (note.object as AnyObject?).map(ObjectIdentifier.init)
+            let inserted = note.userInfo?[ContextDidSave.insertedObjectIDsKey] as? Set<ManagedObjectID>
+            posted.withLock { $0.append((sender, inserted)) }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+
+        let id = try await context.perform { context in
+            context.name = "importer"
+            context.transactionAuthor = "tests"
+            let tag = try Tag(context: context)
+            tag.label = "a"
+            try context.save()
+            return tag.objectID
+        }
+        let fromCoordinator = try #require(await coordinatorSaves.next())
+        let fromContext = try #require(await contextSaves.next())
+        for save in [fromCoordinator, fromContext] {
+            #expect(save.insertedObjectIDs == [id])
+            #expect(save.updatedObjectIDs.isEmpty && save.deletedObjectIDs.isEmpty)
+            #expect(save.transactionAuthor == "tests")
+            #expect(save.contextName == "importer")
+            #expect(save.context === context)
+        }
+        let note = try #require(posted.withLock { $0.first { $0.0 == ObjectIdentifier(context) } })
+        #expect(note.1 == [id])
+    }
+
+    @Test func mergingASaveBringsItsChangesIn() async throws {
+        let coordinator = try await makeCoordinator(libraryModel())
+        let (keepID, dropID) = try await backgroundContext(coordinator).perform { context in
+            let keep = try Tag(context: context)
+            keep.label = "old"
+            let drop = try Tag(context: context)
+            drop.label = "drop"
+            try context.save()
+            return (keep.objectID, drop.objectID)
+        }
+        let reader = backgroundContext(coordinator)
+        try await reader.perform { context in _ = try context.fetch(FetchRequest<Tag>()) }
+        var changes = reader.objectsDidChangeNotifications.makeAsyncIterator()
+        let writer = backgroundContext(coordinator)
+        var saves = writer.didSaveNotifications.makeAsyncIterator()
+        try await writer.perform { context in
+            try #require(try context.existingObject(with: keepID) as? Tag).label = "new"
+            context.delete(try context.existingObject(with: dropID))
+            try context.save()
+        }
+        let didSave = try #require(await saves.next())
+        let labels = try await reader.perform { context in
+            let before = try context.fetch(FetchRequest<Tag>()).map(\.label).sorted()
+            context.mergeChanges(fromContextDidSave: didSave)
+            let after = try context.fetch(FetchRequest<Tag>()).map(\.label).sorted()
+            return (before, after, context.registeredObject(for: dropID) == nil)
+        }
+        #expect(labels.0 == ["drop", "old"], "before the merge the reader sees its pinned generation")
+        #expect(labels.1 == ["new"])
+        #expect(labels.2)
+        let change = try #require(await changes.next())
+        #expect(change.refreshedObjectIDs == [keepID] && change.deletedObjectIDs == [dropID])
+    }
+
+    @Test func aContextCanMergeEverySaveAutomatically() async throws {
+        let coordinator = try await makeCoordinator(libraryModel())
+        let view = ManagedObjectContext(concurrencyType: .mainQueue, persistentStoreCoordinator: coordinator)
+        let id = try await backgroundContext(coordinator).perform { context in
+            let tag = try Tag(context: context)
+            tag.label = "before"
+            try context.save()
+            return tag.objectID
+        }
+        var changes = view.objectsDidChangeNotifications.makeAsyncIterator()
+        try await view.perform { context in
+            context.automaticallyMergesChangesFromParent = true
+            let label = try context.existingObject(with: id).value(forKey: "label") as? String
+            #expect(label == "before")
+        }
+        try await backgroundContext(coordinator).perform { context in
+            try #require(try context.existingObject(with: id) as? Tag).label = "after"
+            try context.save()
+        }
+        _ = await changes.next()
+        let label = try await view.perform { context in
+            try context.registeredObject(for: id)?.value(forKey: "label") as? String
+        }
+        #expect(label == "after")
+    }
+
+    @Test func aLongReadSeesOneGenerationUntilItAsksForTheCurrentOne() async throws {
+        let coordinator = try await makeCoordinator(libraryModel())
+        let reader = backgroundContext(coordinator)
+        let first = try await reader.perform { context in
+            _ = try context.count(for: FetchRequest<Tag>())
+            return context.queryGenerationToken
+        }
+        try await backgroundContext(coordinator).perform { context in
+            try Tag(context: context).label = "new"
+            try context.save()
+        }
+        let (pinned, current, token) = try await reader.perform { context in
+            let pinned = try context.count(for: FetchRequest<Tag>())
+            try context.setQueryGenerationFrom(context.queryGenerationToken)
+            try context.setQueryGenerationFrom(.current)
+            return (pinned, try context.count(for: FetchRequest<Tag>()), context.queryGenerationToken)
+        }
+        #expect(pinned == 0)
+        #expect(current == 1)
+        #expect(token > first)
+        let error = try await reader.perform { context in
+            #expect(throws: PersistenceError.self) { try context.setQueryGenerationFrom(first) }
+        }
+        #expect(error?.code == .unavailableGeneration)
+    }
+
+    @Test func performHonoursCancellationBeforeTheBlockStarts() async throws {
+        let coordinator = try await makeCoordinator(libraryModel())
+        let context = backgroundContext(coordinator)
+        let ran = Mutex(false)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await context.perform { _ in ran.withLock { $0 = true } }
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(ran.withLock { $0 } == false)
+    }
+}
