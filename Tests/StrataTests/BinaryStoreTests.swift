@@ -129,7 +129,7 @@ import Testing
                 #expect(titles == expected, "byte \(offset) changed the objects without an error")
                 loadedIntact += 1
             } catch let error as StoreError {
-                #expect(error.code != .storeInUse)
+                #expect(error.code != .storeInUse, "byte \(offset): \(error)")
             } catch is PersistenceError {
             }
         }

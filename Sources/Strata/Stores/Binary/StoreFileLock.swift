@@ -20,6 +20,9 @@ final class StoreFileLock {
         guard flock(descriptor, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0 else {
             let reason = errno
             close(descriptor)
+            // A class whose initialiser throws after setting every property is deinitialised:
+            // mark the descriptor closed, or deinit would close whatever file reused its number.
+            descriptor = -1
             if reason == EWOULDBLOCK {
                 throw StoreError(
                     .storeInUse, file: url,
@@ -36,6 +39,6 @@ final class StoreFileLock {
     }
 
     deinit {
-        close(descriptor)
+        if descriptor >= 0 { close(descriptor) }
     }
 }
