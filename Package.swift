@@ -75,6 +75,10 @@ let package = Package(
             dependencies: ["Strata", "JSONLinesStore"]
         ),
         .testTarget(
+            name: "StressTests",
+            dependencies: ["Strata"]
+        ),
+        .testTarget(
             name: "StrataMigrationTests",
             dependencies: ["Strata", "StrataMigration"]
         ),

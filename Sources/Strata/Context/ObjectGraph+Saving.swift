@@ -141,28 +141,21 @@ extension ObjectGraph {
                 object.isUpdated = false
                 object.isDeleted = false
             case .mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump:
-                let contextWins = mergePolicy == .mergeByPropertyObjectTrump
-                var merged = store
-                for index in object.storage.attributes.indices {
-                    let mine = object.storage.attributes[index] != old.attributes[index]
-                    let theirs = store.attributes[index] != old.attributes[index]
-                    if mine && (contextWins || !theirs) { merged.attributes[index] = object.storage.attributes[index] }
-                }
-                for index in object.storage.relationships.indices {
-                    let mine = object.storage.relationships[index] != old.relationships[index]
-                    let theirs = store.relationships[index] != old.relationships[index]
-                    if mine && (contextWins || !theirs) { merged.relationships[index] = object.storage.relationships[index] }
-                }
-                object.storage = merged
+                object.storage = merge(object.storage, onto: store, since: old, contextWins: mergePolicy == .mergeByPropertyObjectTrump)
             }
+            if mergePolicy == .overwrite { object.storage = withoutMissingTargets(object.storage) }
             object.snapshot = store
+            reconcileInverses(of: object, from: store)
         }
     }
 
     /// Every validation problem of the objects about to be saved, thrown as one error.
     private func validate() throws {
         var errors: [ValidationError] = []
+        // An update to an object whose values could not be loaded (another save deleted it) is
+        // not validated: the coordinator reports it as the conflict it is.
         for object in inserted.values.elements + updated.values.elements where !object.isDeleted {
+            if !object.isInserted, object.snapshot == nil { continue }
             errors += object.validationErrors()
         }
         for object in deleted.values {
@@ -239,17 +232,9 @@ extension ObjectGraph {
         guard !object.isInserted else { return }
         let latest = generation.row(for: object.objectID)
         if mergeChanges, !object.isFault, let latest {
-            let old = object.snapshot ?? latest
-            var merged = latest
-            for index in object.storage.attributes.indices where object.storage.attributes[index] != old.attributes[index] {
-                merged.attributes[index] = object.storage.attributes[index]
-            }
-            for index in object.storage.relationships.indices
-            where object.storage.relationships[index] != old.relationships[index] {
-                merged.relationships[index] = object.storage.relationships[index]
-            }
-            object.storage = merged
+            object.storage = merge(object.storage, onto: latest, since: object.snapshot ?? latest, contextWins: true)
             object.snapshot = latest
+            reconcileInverses(of: object, from: latest)
             return
         }
         updated[ObjectIdentifier(object)] = nil
@@ -257,6 +242,81 @@ extension ObjectGraph {
         object.storage = Row(emptyFor: object.layout)
         object.snapshot = nil
         object.isFault = true
+    }
+}
+
+extension ObjectGraph {
+    /// The context's changes since `old` replayed onto `store`, property by property. A to-many
+    /// relationship both sides changed gets both sides' additions and removals; objects that are
+    /// no longer there (deleted by the other save) are left out of every relationship.
+    func merge(_ mine: Row, onto store: Row, since old: Row, contextWins: Bool) -> Row {
+        var merged = store
+        for index in mine.attributes.indices {
+            let changed = mine.attributes[index] != old.attributes[index]
+            let theirs = store.attributes[index] != old.attributes[index]
+            if changed && (contextWins || !theirs) { merged.attributes[index] = mine.attributes[index] }
+        }
+        for index in mine.relationships.indices where mine.relationships[index] != old.relationships[index] {
+            switch (mine.relationships[index], old.relationships[index], store.relationships[index]) {
+            case (.toMany(let ours), .toMany(let before), .toMany(var theirs)):
+                for added in ours where !before.contains(added) { theirs.append(added) }
+                for removed in before where !ours.contains(removed) { theirs.remove(removed) }
+                merged.relationships[index] = .toMany(theirs)
+            default:
+                if contextWins || store.relationships[index] == old.relationships[index] {
+                    merged.relationships[index] = mine.relationships[index]
+                }
+            }
+        }
+        return withoutMissingTargets(merged)
+    }
+
+    /// After a merge, the objects that the store had in a relationship and the merge took out
+    /// (or the other way round) get their inverse relationship fixed, as setting the
+    /// relationship would have: both sides of every relationship keep agreeing.
+    func reconcileInverses(of object: ManagedObject, from store: Row) {
+        for index in object.storage.relationships.indices {
+            guard let inverse = object.layout.inverseSlots[index] else { continue }
+            let now = Set(object.storage.relationships[index].objectIDs)
+            let before = Set(store.relationships[index].objectIDs)
+            for removed in before.subtracting(now) where generation.row(for: removed) != nil || registered[removed] != nil {
+                remove(object.objectID, from: self.object(for: removed), at: inverse)
+            }
+            for added in now.subtracting(before) {
+                let target = self.object(for: added)
+                target.willAccessValues()
+                switch target.storage.relationships[inverse] {
+                case .toOne(let previous):
+                    guard previous != object.objectID else { continue }
+                    if let previous { remove(added, from: self.object(for: previous), at: index) }
+                    target.storage.relationships[inverse] = .toOne(object.objectID)
+                    didChange(target)
+                case .toMany(var ids):
+                    guard !ids.contains(object.objectID) else { continue }
+                    target.storage.relationships[inverse] = .toOne(nil)
+                    ids.append(object.objectID)
+                    target.storage.relationships[inverse] = .toMany(ids)
+                    didChange(target)
+                }
+            }
+        }
+    }
+
+    /// The row without relationship targets that are neither in the generation nor new in
+    /// this context.
+    func withoutMissingTargets(_ row: Row) -> Row {
+        var row = row
+        func exists(_ id: ManagedObjectID) -> Bool {
+            id.isTemporaryID || generation.row(for: id) != nil || registered[id]?.isInserted == true
+        }
+        for index in row.relationships.indices {
+            switch row.relationships[index] {
+            case .toOne(let id?) where !exists(id): row.relationships[index] = .toOne(nil)
+            case .toMany(let ids) where !ids.allSatisfy(exists): row.relationships[index] = .toMany(ids.filter(exists))
+            default: break
+            }
+        }
+        return row
     }
 }
 

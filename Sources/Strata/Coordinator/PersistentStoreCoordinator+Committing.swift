@@ -67,6 +67,7 @@ extension PersistentStoreCoordinator {
             stores[store]?[id.entityName]?[reference] = nil
             perStore[store, default: ChangeSet()].deleted[id] = version
         }
+        try checkTargets(of: changes, in: stores)
         for (identifier, storeChanges) in perStore {
             guard let store = persistentStores.first(where: { $0.identifier == identifier }) else { continue }
             try store.commit(
@@ -86,6 +87,43 @@ extension PersistentStoreCoordinator {
                     transactionAuthor: origin.transactionAuthor, contextName: origin.contextName, context: origin.context))
         }
         return next
+    }
+
+    /// Every object a saved row points at must be in the new generation: a save must not point
+    /// at an object another save deleted meanwhile. (Such a save is a conflict: the context
+    /// refreshes and tries again.)
+    private func checkTargets(of changes: ChangeSet, in stores: [String: [String: Generation.Table]]) throws {
+        var dangling: [ManagedObjectID] = []
+        for (id, row) in changes.inserted.merging(changes.updated, uniquingKeysWith: { a, _ in a }) {
+            for targets in row.relationships {
+                for target in targets.objectIDs {
+                    guard case .permanent(let store, let reference) = target.key, stores[store]?[target.entityName]?[reference] != nil else {
+                        dangling.append(id)
+                        break
+                    }
+                }
+            }
+        }
+        // A deleted object must not stay in the inverse relationships of the objects it pointed at
+        // (as the store last had it: a save that linked to it after the deleter read it).
+        for id in changes.deleted.keys {
+            guard let layout = managedObjectModel.layout(for: id.entityName), let row = currentGeneration.row(for: id) else { continue }
+            for (index, targets) in row.relationships.enumerated() {
+                guard let inverse = layout.inverseSlots[index] else { continue }
+                for target in targets.objectIDs {
+                    guard case .permanent(let store, let reference) = target.key,
+                        let targetRow = stores[store]?[target.entityName]?[reference],
+                        targetRow.relationships[inverse].objectIDs.contains(id)
+                    else { continue }
+                    dangling.append(id)
+                }
+            }
+        }
+        guard dangling.isEmpty else {
+            throw PersistenceError(
+                .conflict, objectIDs: dangling,
+                "\(dangling.count) object(s) point at objects another save deleted; nothing was saved: refresh them and save again")
+        }
     }
 
     /// Moves an object's entries in its entity's indexes from its old values to its new ones.
