@@ -5,11 +5,18 @@ import Synchronization
 extension PersistentStoreCoordinator {
     /// Gives permanent IDs to new objects: each gets a reference number from the first store
     /// that can take it. Reference numbers are never handed out twice, even if the save that
-    /// asked for them then fails.
+    /// asked for them then fails. Runs on the coordinator's queue, as the atomic store contract
+    /// promises `newReferenceObject(for:)`.
     ///
     /// - Throws: ``PersistenceError`` with code `.noPersistentStore` when no store can take them.
     nonisolated func obtainPermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: ManagedObjectID] {
         guard !ids.isEmpty else { return [:] }
+        return try executor.runSynchronously {
+            try self.assumeIsolated { try $0.makePermanentIDs(for: ids) }
+        }
+    }
+
+    private func makePermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: ManagedObjectID] {
         guard let store = persistentStores.first(where: { !$0.isReadOnly }) else {
             throw PersistenceError(
                 .noPersistentStore, objectIDs: ids, "the coordinator has no writable store to save new objects into")
@@ -94,9 +101,13 @@ extension PersistentStoreCoordinator {
     /// refreshes and tries again.)
     private func checkTargets(of changes: ChangeSet, in stores: [String: [String: Generation.Table]]) throws {
         var dangling: [ManagedObjectID] = []
+        let base = currentGeneration
         for (id, row) in changes.inserted.merging(changes.updated, uniquingKeysWith: { a, _ in a }) {
-            for targets in row.relationships {
-                for target in targets.objectIDs {
+            let before = base.row(for: id)
+            for (index, targets) in row.relationships.enumerated() {
+                // Only pointers the save adds: an old dangling one (a no-action delete rule's) stays allowed.
+                let old = before.map { Set($0.relationships[index].objectIDs) } ?? []
+                for target in targets.objectIDs where !old.contains(target) {
                     guard case .permanent(let store, let reference) = target.key, stores[store]?[target.entityName]?[reference] != nil else {
                         dangling.append(id)
                         break
@@ -108,7 +119,7 @@ extension PersistentStoreCoordinator {
         // (as the store last had it: a save that linked to it after the deleter read it).
         for id in changes.deleted.keys {
             guard let layout = managedObjectModel.layout(for: id.entityName), let row = currentGeneration.row(for: id) else { continue }
-            for (index, targets) in row.relationships.enumerated() {
+            for (index, targets) in row.relationships.enumerated() where layout.relationships[index].deleteRule != .noAction {
                 guard let inverse = layout.inverseSlots[index] else { continue }
                 for target in targets.objectIDs {
                     guard case .permanent(let store, let reference) = target.key,
