@@ -37,11 +37,10 @@ extension ObjectGraph {
         processPendingChanges()
         try validate()
 
-        let newObjects = inserted.values.filter { !$0.isDeleted }
-        try assignPermanentIDs(to: newObjects)
+        try assignPermanentIDs(to: inserted.values.filter { !$0.isDeleted })
         var committed: ChangeSet?
         for attempt in 1... {
-            let changes = makeChangeSet(newObjects: newObjects)
+            let changes = makeChangeSet(newObjects: inserted.values.filter { !$0.isDeleted })
             guard !changes.isEmpty else { break }
             do {
                 generation = try coordinator.commitSynchronously(changes)
@@ -52,8 +51,11 @@ extension ObjectGraph {
                 // generation and try again (a third save may intervene, hence the loop).
                 guard mergePolicy != .error, attempt < 20 else { throw conflictError(error) }
                 resolveConflicts(error.objectIDs)
+            } catch let error as PersistenceError where error.code == .constraintConflict {
+                guard mergePolicy != .error, attempt < 20, try resolveConstraintConflicts(error.constraintConflicts) else { throw error }
             }
         }
+        let newObjects = committed.map { changes in inserted.values.filter { changes.inserted[$0.objectID] != nil } } ?? []
         let saved = newObjects + updated.values.filter { !$0.isDeleted }
         for object in saved {
             object.snapshot = generation.row(for: object.objectID) ?? object.snapshot
@@ -91,6 +93,59 @@ extension ObjectGraph {
             changes.deleted[object.objectID] = object.snapshot?.version ?? 0
         }
         return changes
+    }
+
+    /// Resolves uniqueness clashes as the merge policy says: an inserted object that clashes
+    /// with a stored one becomes that object (Core Data's "upsert"), keeping its own values
+    /// (object trump, overwrite) or the store's (store trump, rollback). Returns false when a
+    /// clash cannot be resolved that way (an update clashed), so the save fails.
+    private func resolveConstraintConflicts(_ conflicts: [ConstraintConflict]) throws -> Bool {
+        let latest = coordinator.currentGeneration
+        generation = latest
+        var mapping: [ManagedObjectID: ManagedObjectID] = [:]
+        for conflict in conflicts {
+            guard let stored = conflict.storeObjectID, let storeRow = latest.row(for: stored) else { return false }
+            for id in conflict.conflictingObjectIDs {
+                guard let object = registered[id], object.isInserted, mapping[id] == nil else { return false }
+                let keepMine = mergePolicy == .mergeByPropertyObjectTrump || mergePolicy == .overwrite
+                var merged = storeRow
+                if keepMine {
+                    for index in merged.attributes.indices where object.storage.attributes[index] != nil || mergePolicy == .overwrite {
+                        merged.attributes[index] = object.storage.attributes[index]
+                    }
+                    for index in merged.relationships.indices where !object.storage.relationships[index].isEmpty || mergePolicy == .overwrite {
+                        merged.relationships[index] = object.storage.relationships[index]
+                    }
+                }
+                inserted[ObjectIdentifier(object)] = nil
+                registered[id] = nil
+                object.isInserted = false
+                if let existing = registered[stored] {
+                    // The stored object is in this context already: it takes the values, and
+                    // the inserted object leaves.
+                    existing.willAccessValues()
+                    existing.storage = merged
+                    existing.snapshot = storeRow
+                    didChange(existing)
+                    object.graph = nil
+                } else {
+                    object.objectID = stored
+                    object.storage = merged
+                    object.snapshot = storeRow
+                    object.isFault = false
+                    registered[stored] = object
+                    didChange(object)
+                }
+                mapping[id] = stored
+            }
+        }
+        for object in inserted.values.elements + updated.values.elements + deleted.values.elements {
+            object.storage.relationships = object.storage.relationships.map { $0.replacing(mapping) }
+        }
+        for object in updated.values where mapping.values.contains(object.objectID) {
+            reconcileInverses(of: object, from: object.snapshot ?? object.storage)
+        }
+        return true
     }
 
     /// The conflict error with every object's versions and values.

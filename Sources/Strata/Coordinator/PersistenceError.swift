@@ -8,6 +8,7 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
         private enum Base: String, Hashable, Sendable {
             case conflict, objectNotFound, noPersistentStore, storeNotFound, unknownStoreType
             case storeAlreadyAdded, unknownEntity, incompatibleStore, storeFromNewerModel, unavailableGeneration
+            case constraintConflict
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -31,6 +32,8 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
         public static let incompatibleStore = Code(.incompatibleStore)
         /// The store was written by a later version of the model than any this program knows.
         public static let storeFromNewerModel = Code(.storeFromNewerModel)
+        /// Objects being saved break a uniqueness constraint; see ``PersistenceError/constraintConflicts``.
+        public static let constraintConflict = Code(.constraintConflict)
         /// A query generation that is neither the context's nor the current one.
         public static let unavailableGeneration = Code(.unavailableGeneration)
 
@@ -44,12 +47,18 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
     /// For a conflict: each object's versions and values on both sides. (Values stay out of the
     /// message: stores hold people's data.)
     public var conflicts: [MergeConflict] = []
+    /// For a constraint conflict: each constraint broken, and by which objects.
+    public var constraintConflicts: [ConstraintConflict] = []
 
-    init(_ code: Code, objectIDs: [ManagedObjectID] = [], _ message: String, conflicts: [MergeConflict] = []) {
+    init(
+        _ code: Code, objectIDs: [ManagedObjectID] = [], _ message: String, conflicts: [MergeConflict] = [],
+        constraintConflicts: [ConstraintConflict] = []
+    ) {
         self.code = code
         self.objectIDs = objectIDs
         self.message = message
         self.conflicts = conflicts
+        self.constraintConflicts = constraintConflicts
     }
 
     public var description: String { message }

@@ -75,6 +75,7 @@ extension PersistentStoreCoordinator {
             perStore[store, default: ChangeSet()].deleted[id] = version
         }
         try checkTargets(of: changes, in: stores)
+        try checkUniqueness(of: changes, in: base.next(stores: stores, indexes: indexes))
         for (identifier, storeChanges) in perStore {
             guard let store = persistentStores.first(where: { $0.identifier == identifier }) else { continue }
             try store.commit(
@@ -134,6 +135,31 @@ extension PersistentStoreCoordinator {
             throw PersistenceError(
                 .conflict, objectIDs: dangling,
                 "\(dangling.count) object(s) point at objects another save deleted; nothing was saved: refresh them and save again")
+        }
+    }
+
+    /// No two objects may share the values of a uniqueness constraint: a save that would make
+    /// them (another save inserted the same values meanwhile) is refused, and the context's
+    /// merge policy decides what to do.
+    private func checkUniqueness(of changes: ChangeSet, in generation: Generation) throws {
+        var conflicts: [ConstraintConflict] = []
+        for (id, row) in changes.inserted.merging(changes.updated, uniquingKeysWith: { a, _ in a }) {
+            guard case .permanent(let store, _) = id.key, let layout = managedObjectModel.layout(for: id.entityName) else { continue }
+            for constraint in layout.uniquenessConstraints {
+                let values = constraint.slots.map { row.attributes[$0] }
+                if let other = generation.object(
+                    matching: values, slots: constraint.slots, constraint: constraint.names, excluding: id, store: store,
+                    model: managedObjectModel, entity: id.entityName)
+                {
+                    conflicts.append(ConstraintConflict(constraint: constraint.names, conflictingObjectIDs: [id], storeObjectID: other))
+                }
+            }
+        }
+        guard conflicts.isEmpty else {
+            throw PersistenceError(
+                .constraintConflict, objectIDs: conflicts.flatMap(\.conflictingObjectIDs),
+                "\(conflicts.count) uniqueness constraint(s) broken: " + conflicts.map(\.description).joined(separator: "; "),
+                constraintConflicts: conflicts)
         }
     }
 

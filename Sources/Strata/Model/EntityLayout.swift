@@ -18,6 +18,9 @@ package final class EntityLayout: Sendable {
     let hierarchyNames: [String]
     /// The slot of each relationship's inverse in its destination entity, when it has one.
     let inverseSlots: [Int?]
+    /// The uniqueness constraints of the entity and its ancestors, as attribute slots (constraints
+    /// that name relationships are left out: Strata checks attribute values).
+    package let uniquenessConstraints: [(names: [String], slots: [Int])]
     /// The attribute slots that have an index: the first property of a fetch index or of a
     /// uniqueness constraint of the entity or an ancestor, and attributes marked indexed.
     let indexedAttributes: [Int]
@@ -51,6 +54,10 @@ package final class EntityLayout: Sendable {
             indexedNames.formUnion(member.uniquenessConstraints.compactMap(\.first))
         }
         let allAttributes = entity.inheritedAttributes + entity.attributes
+        uniquenessConstraints = lineage.flatMap(\.uniquenessConstraints).compactMap { names in
+            let slots = names.compactMap { name in allAttributes.firstIndex { $0.name == name } }
+            return slots.count == names.count && !slots.isEmpty ? (names, slots) : nil
+        }
         indexedAttributes = allAttributes.indices.filter {
             indexedNames.contains(allAttributes[$0].name) && !allAttributes[$0].isTransient
         }

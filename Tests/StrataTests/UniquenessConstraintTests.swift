@@ -1,0 +1,116 @@
+import Foundation
+import Strata
+import Testing
+
+/// Uniqueness constraints: refused under the error policy, "upserted" under the others.
+@Suite struct UniquenessConstraintTests {
+    static func model() throws -> ManagedObjectModel {
+        try ManagedObjectModel {
+            EntityDescription("Person") {
+                AttributeDescription("email", .string)
+                AttributeDescription("name", .string, optional: true)
+                AttributeDescription("age", .integer16, optional: true)
+                UniquenessConstraint("email")
+            }
+        }
+    }
+
+    /// A store with ada@example.org (name "Ada", age 36); returns its ID.
+    static func seeded() async throws -> (PersistentStoreCoordinator, ManagedObjectID) {
+        let coordinator = try await makeCoordinator(model())
+        let id = try await backgroundContext(coordinator).perform { context in
+            let ada = try context.insertNewObject(forEntityName: "Person")
+            try ada.setValue("ada@example.org", forKey: "email")
+            try ada.setValue("Ada", forKey: "name")
+            try ada.setValue(36, forKey: "age")
+            try context.save()
+            return ada.objectID
+        }
+        return (coordinator, id)
+    }
+
+    static func people(_ coordinator: PersistentStoreCoordinator) async throws -> [String] {
+        try await backgroundContext(coordinator).perform { context in
+            try context.fetch(FetchRequest<ManagedObject>(entityName: "Person", sortDescriptors: [.ascending("email")])).map {
+                "\(try $0.value(forKey: "email") ?? "-") \(try $0.value(forKey: "name") ?? "nil") \(try $0.value(forKey: "age") ?? "nil")"
+            }
+        }
+    }
+
+    @Test func aDuplicateIsRefusedUnderTheErrorPolicy() async throws {
+        let (coordinator, id) = try await Self.seeded()
+        let error = try await backgroundContext(coordinator).perform { context in
+            let copy = try context.insertNewObject(forEntityName: "Person")
+            try copy.setValue("ada@example.org", forKey: "email")
+            return #expect(throws: PersistenceError.self) { try context.save() }
+        }
+        #expect(error?.code == .constraintConflict)
+        #expect(error?.constraintConflicts.first?.constraint == ["email"])
+        #expect(error?.constraintConflicts.first?.storeObjectID == id)
+        #expect(try await Self.people(coordinator) == ["ada@example.org Ada 36"])
+    }
+
+    @Test(arguments: [
+        (MergePolicy.mergeByPropertyObjectTrump, "ada@example.org Augusta 36"),
+        (MergePolicy.overwrite, "ada@example.org Augusta nil"),
+        (MergePolicy.mergeByPropertyStoreTrump, "ada@example.org Ada 36"),
+        (MergePolicy.rollback, "ada@example.org Ada 36"),
+    ])
+    func aDuplicateInsertBecomesTheStoredObject(_ policy: MergePolicy, _ expected: String) async throws {
+        let (coordinator, id) = try await Self.seeded()
+        let savedID = try await backgroundContext(coordinator).perform { context in
+            context.mergePolicy = policy
+            let copy = try context.insertNewObject(forEntityName: "Person")
+            try copy.setValue("ada@example.org", forKey: "email")
+            try copy.setValue("Augusta", forKey: "name")
+            try context.save()
+            return copy.objectID
+        }
+        #expect(savedID == id, "the inserted object took the stored object's identity")
+        #expect(try await Self.people(coordinator) == [expected])
+    }
+
+    @Test func aStoredObjectInTheContextTakesTheInsertedValues() async throws {
+        let (coordinator, id) = try await Self.seeded()
+        let name = try await backgroundContext(coordinator).perform { context in
+            context.mergePolicy = .mergeByPropertyObjectTrump
+            let existing = try context.existingObject(with: id)
+            let copy = try context.insertNewObject(forEntityName: "Person")
+            try copy.setValue("ada@example.org", forKey: "email")
+            try copy.setValue("Countess", forKey: "name")
+            try context.save()
+            #expect(copy.managedObjectContext == nil)
+            return try existing.value(forKey: "name") as? String
+        }
+        #expect(name == "Countess")
+        #expect(try await Self.people(coordinator) == ["ada@example.org Countess 36"])
+    }
+
+    @Test func twoContextsInsertingTheSameKeyAtOnceMakeOneObject() async throws {
+        let coordinator = try await makeCoordinator(Self.model())
+        let first = backgroundContext(coordinator)
+        let second = backgroundContext(coordinator)
+        for context in [first, second] {
+            _ = try await context.perform { try $0.count(for: FetchRequest<ManagedObject>(entityName: "Person")) }
+        }
+        try await first.perform { context in
+            let person = try context.insertNewObject(forEntityName: "Person")
+            try person.setValue("grace@example.org", forKey: "email")
+            try person.setValue("Grace", forKey: "name")
+            try context.save()
+        }
+        // The second context read before the first saved: only the coordinator can see the clash.
+        let error = try await second.perform { context in
+            let person = try context.insertNewObject(forEntityName: "Person")
+            try person.setValue("grace@example.org", forKey: "email")
+            try person.setValue(85, forKey: "age")
+            return #expect(throws: PersistenceError.self) { try context.save() }
+        }
+        #expect(error?.code == .constraintConflict)
+        try await second.perform { context in
+            context.mergePolicy = .mergeByPropertyObjectTrump
+            try context.save()
+        }
+        #expect(try await Self.people(coordinator) == ["grace@example.org Grace 85"])
+    }
+}
