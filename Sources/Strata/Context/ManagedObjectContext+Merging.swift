@@ -63,7 +63,7 @@ extension ManagedObjectContext {
     ///   Strata keeps only the generations that contexts are reading.
     public func setQueryGenerationFrom(_ token: QueryGenerationToken) throws {
         if token == .current {
-            graph.generation = persistentStoreCoordinator.currentGeneration
+            graph.moveToLatest()
         } else if token.number != graph.generation.number {
             throw PersistenceError(.unavailableGeneration, "the \(token) is not the one this context reads, nor the current one")
         }

@@ -28,7 +28,7 @@ extension ManagedObjectContext {
     ///   object (deleted, or never saved) and the context does not hold it.
     public func existingObject(with objectID: ManagedObjectID) throws -> ManagedObject {
         if let object = graph.registered[objectID], !object.isFault { return object }
-        guard graph.model.layout(for: objectID.entityName) != nil, graph.generation.row(for: objectID) != nil else {
+        guard graph.model.layout(for: objectID.entityName) != nil, graph.storedRow(for: objectID) != nil else {
             throw PersistenceError(.objectNotFound, objectIDs: [objectID], "no object with the ID \(objectID) exists")
         }
         let object = graph.object(for: objectID)

@@ -73,13 +73,30 @@ public actor ManagedObjectContext {
     /// Makes a context on `coordinator`. Its first read pins the coordinator's latest
     /// generation: from then on it reads that snapshot until it saves, refreshes or resets.
     public init(concurrencyType: ConcurrencyType, persistentStoreCoordinator coordinator: PersistentStoreCoordinator) {
+        self.init(concurrencyType: concurrencyType, coordinator: coordinator, parent: nil)
+    }
+
+    /// Makes a child context of `parent`: it reads the parent's objects, unsaved changes
+    /// included (as they are at its first read, refresh or reset), and its saves push its
+    /// changes into the parent, whose own save takes them to the store. Core Data's parent
+    /// contexts; a child's save enters the parent's executor synchronously, so the parent must
+    /// not be waiting on the child then.
+    public init(concurrencyType: ConcurrencyType, parent: ManagedObjectContext) {
+        self.init(concurrencyType: concurrencyType, coordinator: parent.persistentStoreCoordinator, parent: parent)
+    }
+
+    private init(concurrencyType: ConcurrencyType, coordinator: PersistentStoreCoordinator, parent: ManagedObjectContext?) {
         self.concurrencyType = concurrencyType
         persistentStoreCoordinator = coordinator
+        self.parent = parent
         queueExecutor = concurrencyType == .privateQueue ? DispatchQueueExecutor(label: "strata.context") : nil
-        let graph = ObjectGraph(coordinator: coordinator)
+        let graph = ObjectGraph(coordinator: coordinator, parent: parent)
         self.graph = graph
         graph.context = self
     }
+
+    /// The parent context of a child context; `nil` for a context on the coordinator.
+    public nonisolated let parent: ManagedObjectContext?
 
     deinit {
         mergingTask?.cancel()

@@ -31,6 +31,10 @@ extension ObjectGraph {
     func save() throws -> ContextDidSave? {
         processPendingChanges()
         guard hasChanges else { return nil }
+        if let parent {
+            try pushChanges(to: parent)
+            return nil
+        }
         for object in Array(inserted.values) + updated.values + deleted.values {
             object.willSave()
         }
@@ -283,9 +287,9 @@ extension ObjectGraph {
     /// will not conflict on them); without, it becomes a fault and its changes are lost.
     func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         guard object.graph === self else { return }
-        generation = coordinator.currentGeneration
+        moveToLatest()
         guard !object.isInserted else { return }
-        let latest = generation.row(for: object.objectID)
+        let latest = storedRow(for: object.objectID)
         if mergeChanges, !object.isFault, let latest {
             object.storage = merge(object.storage, onto: latest, since: object.snapshot ?? latest, contextWins: true)
             object.snapshot = latest
@@ -334,7 +338,7 @@ extension ObjectGraph {
             guard let inverse = object.layout.inverseSlots[index] else { continue }
             let now = Set(object.storage.relationships[index].objectIDs)
             let before = Set(store.relationships[index].objectIDs)
-            for removed in before.subtracting(now) where generation.row(for: removed) != nil || registered[removed] != nil {
+            for removed in before.subtracting(now) where storedRow(for: removed) != nil || registered[removed] != nil {
                 remove(object.objectID, from: self.object(for: removed), at: inverse)
             }
             for added in now.subtracting(before) {
@@ -362,7 +366,7 @@ extension ObjectGraph {
     func withoutMissingTargets(_ row: Row) -> Row {
         var row = row
         func exists(_ id: ManagedObjectID) -> Bool {
-            id.isTemporaryID || generation.row(for: id) != nil || registered[id]?.isInserted == true
+            id.isTemporaryID || storedRow(for: id) != nil || registered[id]?.isInserted == true
         }
         for index in row.relationships.indices {
             switch row.relationships[index] {

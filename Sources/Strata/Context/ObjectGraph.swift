@@ -14,13 +14,18 @@ final class ObjectGraph {
     var generation: Generation {
         get {
             if let pinned { return pinned }
-            let latest = coordinator.currentGeneration
+            let latest = pinParent() ?? coordinator.currentGeneration
             pinned = latest
             return latest
         }
         set { pinned = newValue }
     }
     private var pinned: Generation?
+    /// For a child context: its parent context.
+    let parent: ManagedObjectContext?
+    /// For a child context: the parent's unsaved objects when the child pinned its generation
+    /// (`nil` for the ones the parent deleted), read on top of the generation.
+    var parentRows: [ManagedObjectID: Row?] = [:]
     let logger = Logger(label: "strata.context")
 
     /// One object per ID, as long as the context keeps it.
@@ -38,9 +43,40 @@ final class ObjectGraph {
     /// Objects the store deleted that a merge policy writes back: saved as inserts.
     var resurrected: Set<ObjectIdentifier> = []
 
-    init(coordinator: PersistentStoreCoordinator) {
+    init(coordinator: PersistentStoreCoordinator, parent: ManagedObjectContext? = nil) {
         self.coordinator = coordinator
+        self.parent = parent
         model = coordinator.managedObjectModel
+    }
+
+    /// The stored row of an object as this context reads it: for a child, the parent's unsaved
+    /// version first.
+    func storedRow(for id: ManagedObjectID) -> Row? {
+        let generation = self.generation  // pins first: a child's parent rows come with its generation
+        if let overlay = parentRows[id] { return overlay }
+        return generation.row(for: id)
+    }
+
+    /// For a child context: takes the parent's generation and unsaved objects, synchronously on
+    /// the parent's executor.
+    private func pinParent() -> Generation? {
+        guard let parent else { return nil }
+        let (generation, rows) = parent.performAndWait { parent in
+            (parent.graph.generation, parent.graph.pendingRows())
+        }
+        parentRows = rows
+        return generation
+    }
+
+    /// The rows of this context's unsaved objects (`nil` for deleted ones): what a child reads
+    /// on top of the generation.
+    func pendingRows() -> [ManagedObjectID: Row?] {
+        var rows = parentRows
+        for object in inserted.values.elements + updated.values.elements {
+            rows[object.objectID] = .some(object.isDeleted ? nil : object.storage)
+        }
+        for object in deleted.values { rows[object.objectID] = .some(nil) }
+        return rows
     }
 
     var hasChanges: Bool {
@@ -62,6 +98,9 @@ final class ObjectGraph {
         }
         let object = layout.entity.managedObjectClass.init(
             ManagedObjectCreation(layout: layout, objectID: id, graph: self, row: row))
+        // Without a row it is a fault, also for a temporary ID (a child reading an object its
+        // parent inserted).
+        if row == nil { object.isFault = true }
         registered[id] = object
         if row != nil { object.awakeFromFetch() }
         return object
@@ -69,7 +108,7 @@ final class ObjectGraph {
 
     /// Loads a fault's values from the pinned generation.
     func fulfillFault(_ object: ManagedObject) {
-        guard let row = generation.row(for: object.objectID) else {
+        guard let row = storedRow(for: object.objectID) else {
             logger.error("cannot fulfil a fault: the object is not in the store", metadata: ["object": "\(object.objectID)"])
             return
         }
@@ -118,6 +157,7 @@ final class ObjectGraph {
     /// Lets the next read pin the latest generation.
     func unpinGeneration() {
         pinned = nil
+        parentRows = [:]
     }
 
     func unregister(_ object: ManagedObject) {

@@ -9,7 +9,7 @@ struct ContextObjectSource: ObjectSource {
             if object.isDeleted { return nil }
             return ObjectRef(id: id, row: object.storage, layout: object.layout)
         }
-        guard let row = graph.generation.row(for: id), let layout = graph.model.layout(for: id.entityName) else { return nil }
+        guard let row = graph.storedRow(for: id), let layout = graph.model.layout(for: id.entityName) else { return nil }
         return ObjectRef(id: id, row: row, layout: layout)
     }
 }

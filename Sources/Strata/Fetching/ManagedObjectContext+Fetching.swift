@@ -78,6 +78,11 @@ extension ObjectGraph {
         let wanted = Set(names)
         // Stored rows of objects the context changed are considered with their changes, below.
         var changed: [String: Set<Int64>] = [:]
+        let generation = self.generation  // pins first: a child's parent rows come with its generation
+        // A child reads its parent's unsaved objects instead of their stored rows.
+        for id in parentRows.keys where wanted.contains(id.entityName) {
+            if let reference = id.referenceNumber { changed[id.entityName, default: []].insert(reference) }
+        }
         if pending {
             for object in updated.values.elements + deleted.values.elements where wanted.contains(object.entity.name) {
                 if let reference = object.objectID.referenceNumber { changed[object.entity.name, default: []].insert(reference) }
@@ -108,6 +113,11 @@ extension ObjectGraph {
                     try consider(ObjectRef(store: store, reference: reference, row: row, layout: entityLayout))
                 }
             }
+        }
+        for (id, row) in parentRows where wanted.contains(id.entityName) {
+            guard let row, let layout = model.layout(for: id.entityName) else { continue }
+            if pending, let object = registered[id], object.hasChanges { continue }
+            try consider(ObjectRef(id: id, row: row, layout: layout))
         }
         if pending {
             for object in inserted.values.elements + updated.values.elements

@@ -1,0 +1,80 @@
+import OrderedCollections
+
+extension ObjectGraph {
+    /// Moves the context to the latest state it can read: its parent's for a child, the
+    /// coordinator's latest generation otherwise.
+    func moveToLatest() {
+        if parent != nil {
+            unpinGeneration()
+        } else {
+            generation = coordinator.currentGeneration
+        }
+    }
+
+    /// A child's save: its changes become the parent's unsaved changes, synchronously on the
+    /// parent's executor; the parent's save takes them to the store. Nothing reaches the
+    /// coordinator here.
+    func pushChanges(to parent: ManagedObjectContext) throws {
+        for object in Array(inserted.values) + updated.values + deleted.values { object.willSave() }
+        processPendingChanges()
+        let insertedRows = inserted.values.filter { !$0.isDeleted }.map { (id: $0.objectID, row: $0.storage) }
+        let updatedRows = updated.values.filter { !$0.isDeleted && !$0.isInserted }.map { (id: $0.objectID, row: $0.storage) }
+        let deletedIDs = deleted.values.filter { !$0.isInserted }.map(\.objectID)
+        parent.performAndWait { parent in
+            parent.graph.applyChildChanges(inserted: insertedRows, updated: updatedRows, deleted: deletedIDs)
+        }
+        for (id, row) in insertedRows + updatedRows {
+            parentRows[id] = .some(row)
+            registered[id]?.snapshot = row
+        }
+        for id in deletedIDs { parentRows[id] = .some(nil) }
+        let saved = inserted.values.filter { !$0.isDeleted } + updated.values.filter { !$0.isDeleted }
+        for object in saved {
+            object.isInserted = false
+            object.isUpdated = false
+        }
+        for object in Array(deleted.values) {
+            unregister(object)
+            object.isDeleted = false
+        }
+        inserted.removeAll()
+        updated.removeAll()
+        propagatedDeletes.removeAll()
+        for object in saved { object.didSave() }
+    }
+
+    /// A child's saved changes, applied as this context's own unsaved changes.
+    func applyChildChanges(
+        inserted insertedRows: [(id: ManagedObjectID, row: Row)], updated updatedRows: [(id: ManagedObjectID, row: Row)],
+        deleted deletedIDs: [ManagedObjectID]
+    ) {
+        for (id, row) in insertedRows {
+            if let existing = registered[id] {
+                existing.storage = row
+                continue
+            }
+            guard let layout = model.layout(for: id.entityName) else { continue }
+            // Made here without awakeFromInsert: the child's object already woke.
+            let object = layout.entity.managedObjectClass.init(
+                ManagedObjectCreation(layout: layout, objectID: id, graph: self, row: nil))
+            object.storage = row
+            object.isFault = false
+            object.isInserted = true
+            registered[id] = object
+            inserted[ObjectIdentifier(object)] = object
+        }
+        for (id, row) in updatedRows {
+            let object = self.object(for: id)
+            object.willAccessValues()
+            var updatedRow = row
+            updatedRow.version = object.storage.version
+            object.storage = updatedRow
+            didChange(object)
+        }
+        for id in deletedIDs {
+            delete(object(for: id))
+        }
+        // The child ran the delete rules already.
+        propagatedDeletes.formUnion(deleted.values.map(ObjectIdentifier.init))
+    }
+}
