@@ -3,7 +3,8 @@ import Strata
 import Synchronization
 import Testing
 
-/// Many contexts on one coordinator and one binary store, doing random work at once: inserts,
+/// Many contexts on one coordinator and one binary store, doing random work at once (four
+/// private-queue contexts, a child context saving into a private parent, a main-queue reader): inserts,
 /// updates, deletes, relationship changes, saves, merges, refreshes. Seeded: a failure prints
 /// the seed, and `STRATA_STRESS_SEED` replays it; `STRATA_STRESS_SCALE` multiplies the work.
 ///
@@ -72,6 +73,28 @@ import Testing
                         case .nothing: break
                         }
                         if try await context.perform({ !$0.hasChanges }) { break }
+                    }
+                }
+            }
+            group.addTask {
+                // A child context inserts batches into a private parent, which saves them.
+                let parent = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+                let child = ManagedObjectContext(concurrencyType: .privateQueue, parent: parent)
+                for round in 0..<max(5, Int(40 * Self.scale)) {
+                    try await child.perform { context in
+                        for index in 0..<3 {
+                            let item = try context.insertNewObject(forEntityName: "Item")
+                            try item.setValue("child\(round)-\(index)", forKey: "label")
+                            try item.setValue("b3-child\(round)", forKey: "batch")
+                        }
+                        try context.save()
+                        context.reset()
+                    }
+                    for _ in 0..<10 {
+                        let outcome = try await parent.perform { context in try Self.saveOrConflict(context) }
+                        if case .saved(let written) = outcome { shared.ledger.withLock { $0.append(written) } }
+                        if case .conflict = outcome { shared.conflicts.withLock { $0 += 1 } }
+                        if try await parent.perform({ !$0.hasChanges }) { break }
                     }
                 }
             }
