@@ -72,11 +72,16 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "JSONLinesStore"]
+            dependencies: ["Strata", "JSONLinesStore", "StrataTestSupport"]
+        ),
+        // Helpers the test targets share: a seeded generator, a lock ThreadSanitizer understands.
+        .target(
+            name: "StrataTestSupport",
+            path: "Tests/StrataTestSupport"
         ),
         .testTarget(
             name: "StressTests",
-            dependencies: ["Strata"]
+            dependencies: ["Strata", "StrataTestSupport"]
         ),
         .testTarget(
             name: "StrataMigrationTests",
@@ -84,7 +89,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataCLITests",
-            dependencies: ["Strata"]
+            dependencies: ["Strata", "StrataTestSupport"]
         ),
     ]
 )

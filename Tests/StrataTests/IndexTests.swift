@@ -1,5 +1,6 @@
 import Foundation
 @testable import Strata
+import StrataTestSupport
 import Testing
 
 /// Indexed fetches, compiled row tests and the general evaluator give the same results, on random

@@ -1,6 +1,6 @@
 import Foundation
 import Strata
-import Synchronization
+import StrataTestSupport
 import Testing
 
 @Suite struct NotificationTests {
@@ -9,8 +9,8 @@ import Testing
         let context = backgroundContext(coordinator)
         var coordinatorSaves = coordinator.didSaveNotifications.makeAsyncIterator()
         var contextSaves = context.didSaveNotifications.makeAsyncIterator()
-        let posted = Mutex<[(ObjectIdentifier?, Set<ManagedObjectID>?)]>([])
-        let observer = NotificationCenter.default.addObserver(forName: ContextDidSave.notificationName, object: nil, queue: nil) { note in
+        let posted = Locked<[(ObjectIdentifier?, Set<ManagedObjectID>?)]>([])
+        let observer = NotificationCenter.default.addObserver(forName: ContextDidSave.notificationName, object: context, queue: nil) { note in
             let sender = (note.object as AnyObject?).map(ObjectIdentifier.init)
             let inserted = note.userInfo?[ContextDidSave.insertedObjectIDsKey] as? Set<ManagedObjectID>
             posted.withLock { $0.append((sender, inserted)) }
@@ -127,7 +127,7 @@ import Testing
     @Test func performHonoursCancellationBeforeTheBlockStarts() async throws {
         let coordinator = try await makeCoordinator(libraryModel())
         let context = backgroundContext(coordinator)
-        let ran = Mutex(false)
+        let ran = Locked(false)
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await context.perform { _ in ran.withLock { $0 = true } }

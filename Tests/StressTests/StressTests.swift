@@ -1,6 +1,6 @@
 import Foundation
 import Strata
-import Synchronization
+import StrataTestSupport
 import Testing
 
 /// Many contexts on one coordinator and one binary store, doing random work at once (four
@@ -136,9 +136,9 @@ import Testing
 
     /// What the workers record, from any thread.
     final class Shared: Sendable {
-        let ledger = Mutex<[Written]>([])
-        let conflicts = Mutex(0)
-        let partialReads = Mutex<[String]>([])
+        let ledger = Locked<[Written]>([])
+        let conflicts = Locked(0)
+        let partialReads = Locked<[String]>([])
     }
 
     enum Outcome: Sendable {
@@ -258,18 +258,5 @@ import Testing
             return true
         }
         return (state, inversesAgree)
-    }
-}
-
-/// A small seeded generator, so that a failing run can be repeated from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
