@@ -174,12 +174,17 @@ import Testing
     static func titles(at url: URL) async throws -> [String] {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: try libraryModel())
         let store = try await coordinator.addPersistentStore(type: .binary, at: url)
-        let titles = try await backgroundContext(coordinator).perform { context in
-            var request = FetchRequest<Book>()
-            request.sortDescriptors = [.ascending("title")]
-            return try context.fetch(request).map { "\($0.title) \($0.pages) \($0.author?.name ?? "-") \($0.chapters.map(\.title))" }
+        do {
+            let titles = try await backgroundContext(coordinator).perform { context in
+                var request = FetchRequest<Book>()
+                request.sortDescriptors = [.ascending("title")]
+                return try context.fetch(request).map { "\($0.title) \($0.pages) \($0.author?.name ?? "-") \($0.chapters.map(\.title))" }
+            }
+            try await coordinator.removePersistentStore(store)
+            return titles
+        } catch {
+            try? await coordinator.removePersistentStore(store)
+            throw error
         }
-        try await coordinator.removePersistentStore(store)
-        return titles
     }
 }

@@ -17,7 +17,7 @@ final class StoreFileLock {
         guard descriptor >= 0 else {
             throw StoreError(.unreadable, file: url, "cannot open the store: \(String(cString: strerror(errno)))")
         }
-        guard flock(descriptor, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0 else {
+        guard Self.lock(descriptor, exclusive: exclusive) else {
             let reason = errno
             close(descriptor)
             // A class whose initialiser throws after setting every property is deinitialised:
@@ -30,6 +30,18 @@ final class StoreFileLock {
             }
             throw StoreError(.unreadable, file: url, "cannot lock the store: \(String(cString: strerror(reason)))")
         }
+    }
+
+    /// Takes the lock without blocking, trying again for a few milliseconds: a process being
+    /// spawned holds a copy of every descriptor until it execs, so a lock released just now may
+    /// still be held for an instant.
+    private static func lock(_ descriptor: Int32, exclusive: Bool) -> Bool {
+        for attempt in 0..<10 {
+            if flock(descriptor, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0 { return true }
+            guard errno == EWOULDBLOCK, attempt < 9 else { return false }
+            usleep(5_000)
+        }
+        return false
     }
 
     /// Moves the lock to another open file (the new store file a save renamed into place).
