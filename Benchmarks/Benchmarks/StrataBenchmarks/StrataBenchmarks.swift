@@ -1,0 +1,141 @@
+import Benchmark
+import Foundation
+import Workloads
+
+/// Strata and its peers on the same data, in the same run. Each benchmark is named
+/// `workload/N/peer`; `scripts/bench` pairs Strata's rows with its peers' into one table.
+/// Files to start from are made beforehand by `prepare-fixtures` (see ``Fixtures``), so that
+/// making them counts in no benchmark's time or memory.
+let benchmarks: @Sendable () -> Void = {
+    let sizes = (ProcessInfo.processInfo.environment["STRATA_BENCH_SIZES"] ?? "100000")
+        .split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+    for count in sizes {
+        let large = count >= 1_000_000
+        let configuration = Benchmark.Configuration(
+            metrics: [.throughput, .wallClock, .peakMemoryResident],
+            timeUnits: .milliseconds,
+            warmupIterations: 0,
+            maxDuration: .seconds(large ? 30 : 10),
+            maxIterations: large ? 3 : 8
+        )
+        func measure(_ workload: String, _ peer: String, _ body: @escaping @Sendable (Benchmark) async throws -> Void) {
+            Benchmark("\(workload)/\(count)/\(peer)", configuration: configuration) { benchmark in try await body(benchmark) }
+        }
+        let lookups = PersonRecord.lookupEmails(count: 1_000, among: count)
+        let bound = PersonRecord.scanBound(among: count)
+
+        // 1. Insert N objects and save them to a new store.
+        measure("1 insert+save", "Strata") { benchmark in
+            let records = PersonRecord.generate(count: count)
+            let url = try Fixtures.scratchFolder().appendingPathComponent("people.strata")
+            benchmark.startMeasurement()
+            let context = try await StrataPeer.newStore(at: url)
+            try await StrataPeer.insert(records, into: context)
+            try await StrataPeer.save(context)
+            benchmark.stopMeasurement()
+        }
+        measure("1 insert+save", "GRDB") { benchmark in
+            let records = PersonRecord.generate(count: count)
+            let url = try Fixtures.scratchFolder().appendingPathComponent("people.sqlite")
+            benchmark.startMeasurement()
+            try GRDBPeer.insert(records, into: GRDBPeer.create(at: url))
+            benchmark.stopMeasurement()
+        }
+        measure("1 insert+save", "JSON") { benchmark in
+            let records = PersonRecord.generate(count: count)
+            let url = try Fixtures.scratchFolder().appendingPathComponent("people.json")
+            benchmark.startMeasurement()
+            try JSONPeer.save(records, to: url)
+            benchmark.stopMeasurement()
+        }
+        measure("1 save", "Strata") { benchmark in
+            let url = try Fixtures.scratchFolder().appendingPathComponent("people.strata")
+            let context = try await StrataPeer.newStore(at: url)
+            try await StrataPeer.insert(PersonRecord.generate(count: count), into: context)
+            benchmark.startMeasurement()
+            try await StrataPeer.save(context)
+            benchmark.stopMeasurement()
+        }
+        measure("1 save", "LZ4 by hand") { benchmark in
+            let records = PersonRecord.generate(count: count)
+            let url = try Fixtures.scratchFolder().appendingPathComponent("people.lz4")
+            benchmark.startMeasurement()
+            try RawLZ4Peer.save(records, to: url)
+            benchmark.stopMeasurement()
+        }
+
+        // 2. Open the store until a context can fetch.
+        measure("2 open", "Strata") { benchmark in
+            let url = try await StrataPeer.fixture(count: count)
+            benchmark.startMeasurement()
+            blackHole(try await StrataPeer.open(url))
+            benchmark.stopMeasurement()
+        }
+        measure("2 open", "LZ4 by hand") { benchmark in
+            let url = try await RawLZ4Peer.fixture(count: count)
+            benchmark.startMeasurement()
+            blackHole(try RawLZ4Peer.load(url))
+            benchmark.stopMeasurement()
+        }
+        measure("2 open", "JSON") { benchmark in
+            let url = try await JSONPeer.fixture(count: count)
+            benchmark.startMeasurement()
+            blackHole(try JSONPeer.load(url))
+            benchmark.stopMeasurement()
+        }
+
+        // 3. Fetch all N as managed objects and read one attribute of each.
+        measure("3 fetch all", "Strata") { benchmark in
+            let context = try await StrataPeer.open(StrataPeer.fixture(count: count))
+            benchmark.startMeasurement()
+            blackHole(try await StrataPeer.fetchAll(context))
+            benchmark.stopMeasurement()
+        }
+        measure("3 fetch all", "GRDB") { benchmark in
+            let pool = try await GRDBPeer.open(GRDBPeer.fixture(count: count))
+            benchmark.startMeasurement()
+            blackHole(try GRDBPeer.fetchAll(pool))
+            benchmark.stopMeasurement()
+        }
+
+        // 4. Update one object in ten and save.
+        measure("4 update 10%", "Strata") { benchmark in
+            let context = try await StrataPeer.open(Fixtures.scratchCopy(of: StrataPeer.fixture(count: count)))
+            benchmark.startMeasurement()
+            try await StrataPeer.updateTenthAndSave(context)
+            benchmark.stopMeasurement()
+        }
+        measure("4 update 10%", "GRDB") { benchmark in
+            let pool = try await GRDBPeer.open(Fixtures.scratchCopy(of: GRDBPeer.fixture(count: count)))
+            benchmark.startMeasurement()
+            try GRDBPeer.updateTenth(pool)
+            benchmark.stopMeasurement()
+        }
+
+        // 5. Many single lookups on an indexed attribute; a range scan on an unindexed one.
+        measure("5a 1000 lookups", "Strata") { benchmark in
+            let context = try await StrataPeer.open(StrataPeer.fixture(count: count))
+            benchmark.startMeasurement()
+            blackHole(try await StrataPeer.lookUp(lookups, in: context))
+            benchmark.stopMeasurement()
+        }
+        measure("5a 1000 lookups", "GRDB") { benchmark in
+            let pool = try await GRDBPeer.open(GRDBPeer.fixture(count: count))
+            benchmark.startMeasurement()
+            blackHole(try GRDBPeer.lookUp(lookups, in: pool))
+            benchmark.stopMeasurement()
+        }
+        measure("5b range scan", "Strata") { benchmark in
+            let context = try await StrataPeer.open(StrataPeer.fixture(count: count))
+            benchmark.startMeasurement()
+            blackHole(try await StrataPeer.scan(below: bound, in: context))
+            benchmark.stopMeasurement()
+        }
+        measure("5b range scan", "GRDB") { benchmark in
+            let pool = try await GRDBPeer.open(GRDBPeer.fixture(count: count))
+            benchmark.startMeasurement()
+            blackHole(try GRDBPeer.scan(below: bound, in: pool))
+            benchmark.stopMeasurement()
+        }
+    }
+}

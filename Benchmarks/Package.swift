@@ -1,0 +1,41 @@
+// swift-tools-version: 6.1
+import Foundation
+import PackageDescription
+
+/// A path dependency is named after its folder, which is whatever the clone was called.
+let strata = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+
+// A package of its own, so that the main package's build and tests never compile the
+// benchmark harness or the peers (GRDB). Run it with `scripts/bench` from the repository root.
+let package = Package(
+    name: "StrataBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "BenchLZ4", path: "Sources/BenchLZ4", pkgConfig: "liblz4"),
+        .target(
+            name: "Workloads",
+            dependencies: [
+                "BenchLZ4",
+                .product(name: "Strata", package: strata),
+                .product(name: "StrataMigration", package: strata),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .executableTarget(name: "prepare-fixtures", dependencies: ["Workloads"], path: "Sources/PrepareFixtures"),
+        .executableTarget(
+            name: "StrataBenchmarks",
+            dependencies: [
+                "Workloads",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/StrataBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

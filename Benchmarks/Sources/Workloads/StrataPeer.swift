@@ -1,0 +1,114 @@
+import Foundation
+import Strata
+
+/// A person as a managed object: the subject of every Strata workload.
+public final class Person: ManagedObject {
+    @Attribute("name") public var name: String
+    @Attribute("email") public var email: String
+    @Attribute("age") public var age: Int
+    @Attribute("score") public var score: Double
+    @Attribute("created") public var created: Date
+    @Relationship("manager") public var manager: Person?
+}
+
+/// Strata's side of each workload, on the binary store.
+public enum StrataPeer {
+    public static let model: ManagedObjectModel = {
+        do {
+            return try ManagedObjectModel {
+                EntityDescription("Person", class: Person.self) {
+                    AttributeDescription("name", .string)
+                    AttributeDescription("email", .string)
+                    AttributeDescription("age", .integer16)
+                    AttributeDescription("score", .double)
+                    AttributeDescription("created", .date)
+                    RelationshipDescription("manager", toOne: "Person", inverse: "reports")
+                    RelationshipDescription("reports", toMany: "Person", inverse: "manager")
+                    FetchIndexDescription("byEmail", "email")
+                }
+            }
+        } catch {
+            fatalError("The benchmark model is invalid: \(error)")
+        }
+    }()
+
+    /// A context on a new coordinator with a new binary store at `url`.
+    public static func newStore(at url: URL) async throws -> ManagedObjectContext {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try await coordinator.addPersistentStore(type: .binary, at: url)
+        return ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+    }
+
+    /// Inserts `records` into `context` (not saved).
+    public static func insert(_ records: [PersonRecord], into context: ManagedObjectContext) async throws {
+        try await context.perform { context in
+            var people: [Person] = []
+            people.reserveCapacity(records.count)
+            for record in records {
+                let person = try Person(context: context)
+                person.name = record.name
+                person.email = record.email
+                person.age = record.age
+                person.score = record.score
+                person.created = record.created
+                if let managerID = record.managerID { person.manager = people[managerID] }
+                people.append(person)
+            }
+        }
+    }
+
+    public static func save(_ context: ManagedObjectContext) async throws {
+        try await context.perform { try $0.save() }
+    }
+
+    /// Workload 2: opens the store until a context can fetch.
+    public static func open(_ url: URL) async throws -> ManagedObjectContext {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try await coordinator.addPersistentStore(type: .binary, at: url)
+        return ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+    }
+
+    /// Workload 3: fetches every person as a managed object and reads one attribute of each.
+    public static func fetchAll(_ context: ManagedObjectContext) async throws -> Int {
+        try await context.perform { context in
+            try context.fetch(FetchRequest<Person>()).reduce(0) { $0 &+ $1.age }
+        }
+    }
+
+    /// Workload 4: changes the score of one person in ten, then saves.
+    public static func updateTenthAndSave(_ context: ManagedObjectContext) async throws {
+        try await context.perform { context in
+            let people = try context.fetch(FetchRequest<Person>(predicate: try FetchPredicate(format: "age < 10")))
+            for person in people { person.score += 1 }
+            try context.save()
+        }
+    }
+
+    /// Workload 5a: one fetch by email per entry of `emails`, on the `byEmail` index.
+    public static func lookUp(_ emails: [String], in context: ManagedObjectContext) async throws -> Int {
+        try await context.perform { context in
+            var found = 0
+            for email in emails {
+                let request = FetchRequest<Person>(predicate: try FetchPredicate(format: "email == %@", email))
+                found += try context.fetch(request).count
+            }
+            return found
+        }
+    }
+
+    /// Workload 5b: a range predicate on the unindexed `score`.
+    public static func scan(below bound: Double, in context: ManagedObjectContext) async throws -> Int {
+        try await context.perform { context in
+            try context.fetch(FetchRequest<Person>(predicate: try FetchPredicate(format: "score < %@", bound))).count
+        }
+    }
+
+    /// A store of `count` people, made once per size (see ``Fixtures``).
+    public static func fixture(count: Int) async throws -> URL {
+        try await Fixtures.file("people.strata", count: count) { url in
+            let context = try await newStore(at: url)
+            try await insert(PersonRecord.generate(count: count), into: context)
+            try await save(context)
+        }
+    }
+}
