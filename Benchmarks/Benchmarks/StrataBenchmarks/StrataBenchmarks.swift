@@ -12,8 +12,9 @@ let benchmarks: @Sendable () -> Void = {
     for count in sizes {
         let large = count >= 1_000_000
         let configuration = Benchmark.Configuration(
-            metrics: [.throughput, .wallClock, .peakMemoryResident],
-            timeUnits: .milliseconds,
+            metrics: [.wallClock, .peakMemoryResident],
+            // Raw nanoseconds (and bytes): scripts/bench-table reads the samples unscaled.
+            timeUnits: .nanoseconds,
             warmupIterations: 0,
             maxDuration: .seconds(large ? 30 : 10),
             maxIterations: large ? 3 : 8
