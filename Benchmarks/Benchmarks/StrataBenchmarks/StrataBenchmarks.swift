@@ -30,7 +30,7 @@ let benchmarks: @Sendable () -> Void = {
             let records = PersonRecord.generate(count: count)
             let url = try Fixtures.scratchFolder().appendingPathComponent("people.strata")
             benchmark.startMeasurement()
-            let context = try await StrataPeer.newStore(at: url)
+            let context = try await StrataPeer.open(url)
             try await StrataPeer.insert(records, into: context)
             try await StrataPeer.save(context)
             benchmark.stopMeasurement()
@@ -51,7 +51,7 @@ let benchmarks: @Sendable () -> Void = {
         }
         measure("1 save", "Strata") { benchmark in
             let url = try Fixtures.scratchFolder().appendingPathComponent("people.strata")
-            let context = try await StrataPeer.newStore(at: url)
+            let context = try await StrataPeer.open(url)
             try await StrataPeer.insert(PersonRecord.generate(count: count), into: context)
             benchmark.startMeasurement()
             try await StrataPeer.save(context)

@@ -32,13 +32,6 @@ public enum StrataPeer {
         }
     }()
 
-    /// A context on a new coordinator with a new binary store at `url`.
-    public static func newStore(at url: URL) async throws -> ManagedObjectContext {
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try await coordinator.addPersistentStore(type: .binary, at: url)
-        return ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
-    }
-
     /// Inserts `records` into `context` (not saved).
     public static func insert(_ records: [PersonRecord], into context: ManagedObjectContext) async throws {
         try await context.perform { context in
@@ -61,7 +54,8 @@ public enum StrataPeer {
         try await context.perform { try $0.save() }
     }
 
-    /// Workload 2: opens the store until a context can fetch.
+    /// Workload 2: opens the store at `url` until a context can fetch. Where there is no file
+    /// yet, the store starts empty, and the first save writes it (workload 1).
     public static func open(_ url: URL) async throws -> ManagedObjectContext {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         try await coordinator.addPersistentStore(type: .binary, at: url)
@@ -106,7 +100,7 @@ public enum StrataPeer {
     /// A store of `count` people, made once per size (see ``Fixtures``).
     public static func fixture(count: Int) async throws -> URL {
         try await Fixtures.file("people.strata", count: count) { url in
-            let context = try await newStore(at: url)
+            let context = try await open(url)
             try await insert(PersonRecord.generate(count: count), into: context)
             try await save(context)
         }
