@@ -138,5 +138,19 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(try GRDBPeer.scan(below: bound, in: pool))
             benchmark.stopMeasurement()
         }
+
+        // 6. Migrate the store with a lightweight change, against opening and saving it.
+        measure("6 migrate", "Strata") { benchmark in
+            let url = try await Fixtures.scratchCopy(of: StrataPeer.fixture(count: count))
+            benchmark.startMeasurement()
+            try await StrataPeer.migrate(url)
+            benchmark.stopMeasurement()
+        }
+        measure("6 migrate", "Strata load+save") { benchmark in
+            let url = try await Fixtures.scratchCopy(of: StrataPeer.fixture(count: count))
+            benchmark.startMeasurement()
+            try await StrataPeer.loadAndSave(url)
+            benchmark.stopMeasurement()
+        }
     }
 }

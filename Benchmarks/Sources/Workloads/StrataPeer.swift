@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataMigration
 
 /// A person as a managed object: the subject of every Strata workload.
 public final class Person: ManagedObject {
@@ -52,6 +53,43 @@ public enum StrataPeer {
 
     public static func save(_ context: ManagedObjectContext) async throws {
         try await context.perform { try $0.save() }
+    }
+
+    /// The next version of ``model``, for workload 6: a lightweight change that adds an
+    /// attribute and renames one (`email` becomes `mail`; the index goes with the old name).
+    public static let nextModel: ManagedObjectModel = {
+        do {
+            return try ManagedObjectModel {
+                EntityDescription("Person") {
+                    AttributeDescription("name", .string)
+                    AttributeDescription(name: "mail", type: .string, renamingIdentifier: "email")
+                    AttributeDescription("age", .integer16)
+                    AttributeDescription("score", .double)
+                    AttributeDescription("created", .date)
+                    AttributeDescription("nickname", .string, optional: true)
+                    RelationshipDescription("manager", toOne: "Person", inverse: "reports")
+                    RelationshipDescription("reports", toMany: "Person", inverse: "manager")
+                }
+            }
+        } catch {
+            fatalError("The benchmark's next model is invalid: \(error)")
+        }
+    }()
+
+    /// Workload 6: migrates the store at `url` in place to ``nextModel``, with an inferred mapping.
+    public static func migrate(_ url: URL) async throws {
+        try await MigrationManager(sourceModel: model, destinationModel: nextModel)
+            .migrateStore(at: url, mapping: MappingModel.inferred(from: model, to: nextModel))
+    }
+
+    /// Workload 6's yardstick: what the same store costs to open, change one object, and save.
+    public static func loadAndSave(_ url: URL) async throws {
+        let context = try await open(url)
+        try await context.perform { context in
+            let people = try context.fetch(FetchRequest<Person>(predicate: try FetchPredicate(format: "email == %@", "p0@example.org")))
+            for person in people { person.score += 1 }
+            try context.save()
+        }
     }
 
     /// Workload 2: opens the store at `url` until a context can fetch. Where there is no file
