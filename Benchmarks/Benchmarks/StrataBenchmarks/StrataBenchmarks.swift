@@ -152,5 +152,24 @@ let benchmarks: @Sendable () -> Void = {
             try await StrataPeer.loadAndSave(url)
             benchmark.stopMeasurement()
         }
+
+        // 7. Four background contexts inserting and saving in batches at once. Two batches each:
+        // a save rewrites the whole atomic store file, so many small batches would measure that
+        // rewrite N/batch times over rather than the contexts working together.
+        let batch = count / 8
+        measure("7 4 writers", "Strata") { benchmark in
+            let records = PersonRecord.generate(count: count)
+            let url = try Fixtures.scratchFolder().appendingPathComponent("people.strata")
+            benchmark.startMeasurement()
+            try await StrataPeer.insertConcurrently(records, workers: 4, batch: batch, at: url)
+            benchmark.stopMeasurement()
+        }
+        measure("7 4 writers", "GRDB") { benchmark in
+            let records = PersonRecord.generate(count: count)
+            let url = try Fixtures.scratchFolder().appendingPathComponent("people.sqlite")
+            benchmark.startMeasurement()
+            try await GRDBPeer.insertConcurrently(records, workers: 4, batch: batch, into: GRDBPeer.create(at: url))
+            benchmark.stopMeasurement()
+        }
     }
 }

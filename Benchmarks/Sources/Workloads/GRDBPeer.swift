@@ -25,14 +25,32 @@ public enum GRDBPeer {
 
     /// Workload 1: every record in one transaction, through one prepared statement.
     public static func insert(_ records: [PersonRecord], into pool: DatabasePool) throws {
-        try pool.write { db in
-            let statement = try db.makeStatement(sql: "INSERT INTO person VALUES (?, ?, ?, ?, ?, ?, ?)")
-            for record in records {
-                try statement.execute(arguments: [
-                    record.id, record.name, record.email, record.age, record.score,
-                    record.created.timeIntervalSinceReferenceDate, record.managerID,
-                ])
+        try pool.write { db in try insert(records, in: db) }
+    }
+
+    private static func insert(_ records: [PersonRecord], in db: Database) throws {
+        let statement = try db.cachedStatement(sql: "INSERT INTO person VALUES (?, ?, ?, ?, ?, ?, ?)")
+        for record in records {
+            try statement.execute(arguments: [
+                record.id, record.name, record.email, record.age, record.score,
+                record.created.timeIntervalSinceReferenceDate, record.managerID,
+            ])
+        }
+    }
+
+    /// Workload 7: `workers` tasks write their share of `records` at once, one transaction
+    /// per `batch` people (the pool runs them one at a time, as SQLite has one writer).
+    public static func insertConcurrently(_ records: [PersonRecord], workers: Int, batch: Int, into pool: DatabasePool) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<workers {
+                group.addTask {
+                    for start in stride(from: worker * batch, to: records.count, by: workers * batch) {
+                        let slice = Array(records[start..<min(start + batch, records.count)])
+                        try await pool.write { db in try insert(slice, in: db) }
+                    }
+                }
             }
+            try await group.waitForAll()
         }
     }
 

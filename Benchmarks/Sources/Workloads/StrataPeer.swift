@@ -33,11 +33,14 @@ public enum StrataPeer {
         }
     }()
 
-    /// Inserts `records` into `context` (not saved).
-    public static func insert(_ records: [PersonRecord], into context: ManagedObjectContext) async throws {
+    /// Inserts `records` into `context` (not saved). Their managers must be among them, as
+    /// they are in any slice of ``PersonRecord/generate(count:)`` that starts at a multiple of 10.
+    public static func insert(_ records: some Collection<PersonRecord>, into context: ManagedObjectContext) async throws {
+        let records = Array(records)
         try await context.perform { context in
             var people: [Person] = []
             people.reserveCapacity(records.count)
+            let first = records.first?.id ?? 0
             for record in records {
                 let person = try Person(context: context)
                 person.name = record.name
@@ -45,9 +48,28 @@ public enum StrataPeer {
                 person.age = record.age
                 person.score = record.score
                 person.created = record.created
-                if let managerID = record.managerID { person.manager = people[managerID] }
+                if let managerID = record.managerID { person.manager = people[managerID - first] }
                 people.append(person)
             }
+        }
+    }
+
+    /// Workload 7: `workers` private-queue contexts on one coordinator insert their share of
+    /// `records` at once, saving after every `batch` people.
+    public static func insertConcurrently(_ records: [PersonRecord], workers: Int, batch: Int, at url: URL) async throws {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try await coordinator.addPersistentStore(type: .binary, at: url)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<workers {
+                group.addTask {
+                    let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+                    for start in stride(from: worker * batch, to: records.count, by: workers * batch) {
+                        try await insert(records[start..<min(start + batch, records.count)], into: context)
+                        try await save(context)
+                    }
+                }
+            }
+            try await group.waitForAll()
         }
     }
 
