@@ -153,10 +153,11 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.stopMeasurement()
         }
 
-        // 7. Four background contexts inserting and saving in batches at once. Two batches each:
-        // a save rewrites the whole atomic store file, so many small batches would measure that
-        // rewrite N/batch times over rather than the contexts working together.
-        let batch = count / 8
+        // 7. Four background contexts inserting and saving in batches at once. Two batches each
+        // (of a multiple of 10 people, so that a batch holds its people's managers): a save
+        // rewrites the whole atomic store file, so many small batches would measure that rewrite
+        // N/batch times over rather than the contexts working together.
+        let batch = max(10, count / 80 * 10)
         measure("7 4 writers", "Strata") { benchmark in
             let records = PersonRecord.generate(count: count)
             let url = try Fixtures.scratchFolder().appendingPathComponent("people.strata")

@@ -48,7 +48,10 @@ public enum StrataPeer {
                 person.age = record.age
                 person.score = record.score
                 person.created = record.created
-                if let managerID = record.managerID { person.manager = people[managerID - first] }
+                if let managerID = record.managerID {
+                    precondition(managerID >= first, "a batch must start at a multiple of 10, with its managers")
+                    person.manager = people[managerID - first]
+                }
                 people.append(person)
             }
         }
