@@ -28,7 +28,8 @@ import Testing
     }
 
     @Test func indexedAndScannedFetchesAgree() async throws {
-        let seed = UInt64.random(in: 0...UInt64.max)
+        // A failure prints its seed; `STRATA_INDEX_SEED` replays it.
+        let seed = ProcessInfo.processInfo.environment["STRATA_INDEX_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
         var random = SplitMix64(seed: seed)
         let coordinator = try await makeCoordinator(Self.model())
         let codes = ["alpha", "beta", "gamma", "delta", "alphabet", "be", "zeta"]
@@ -46,6 +47,7 @@ import Testing
             "rank == %@", "rank IN %@", "rank < %@", "rank >= %@", "rank BETWEEN %@", "code == %@", "code BEGINSWITH %@",
             "score > %@", "score == nil", "score <= %@ AND rank > %@", "%@ > rank", "code IN %@", "code == %@ OR rank == 3",
             "rank == %@ AND code BEGINSWITH[c] 'A'", "NOT rank > %@ OR score == nil", "score != %@", "rank != nil AND note == nil",
+            "rank IN {7, %@, 7}", "rank BETWEEN {%@, 250}",
         ]
         for round in 0..<60 {
             let template = templates[round % templates.count]
@@ -56,6 +58,7 @@ import Testing
                         ? String(codes.randomElement(using: &random)!.prefix(Int.random(in: 1...3, using: &random)))
                         : "\(codes.randomElement(using: &random)!)\(Int.random(in: 0..<20, using: &random))"
                 }
+                if template.contains("{") { return Int.random(in: 0..<300, using: &random) }
                 if template.contains("BETWEEN") {
                     let low = Int.random(in: 0..<300, using: &random)
                     return [low, low + Int.random(in: 0..<50, using: &random)]
@@ -113,6 +116,34 @@ import Testing
         #expect(indexed == 1)
         #expect(scanned == 500)
         #expect(unindexed == 500, "an attribute without an index is scanned")
+    }
+
+    /// Found by `indexedAndScannedFetchesAgree` (seed 16240072462692587690): a value named twice in
+    /// an `IN` list was looked up twice, and its object fetched twice.
+    @Test func aValueNamedTwiceInAnInListIsFetchedOnce() async throws {
+        let coordinator = try await makeCoordinator(Self.model())
+        let results = try await backgroundContext(coordinator).perform { context in
+            for rank in 0..<20 {
+                let item = try context.insertNewObject(forEntityName: "Item")
+                try item.setValue("c\(rank)", forKey: "code")
+                try item.setValue(rank, forKey: "rank")
+            }
+            try context.save()
+            var results: [([String?], Int)] = []
+            for predicate in [
+                try FetchPredicate(format: "rank IN {7, 7, 12, 7}"),
+                try FetchPredicate(format: "rank IN %@", [7, 7, 12, 7]),
+            ] {
+                let request = FetchRequest<ManagedObject>(entityName: "Item", predicate: predicate)
+                let codes = try context.fetch(request).map { try $0.value(forKey: "code") as? String }
+                results.append((codes.sorted { ($0 ?? "") < ($1 ?? "") }, context.graph.rowsConsidered))
+            }
+            return results
+        }
+        for (codes, considered) in results {
+            #expect(codes == ["c12", "c7"])
+            #expect(considered == 2, "the index narrows the fetch to the values named, literal or argument")
+        }
     }
 
     @Test func sortingAndLimitsWorkOnIndexedFetches() async throws {

@@ -39,6 +39,15 @@ struct IndexPlan {
         case (.key(.evaluatedObject, let name), .constant(let value)):
             key = name
             constant = value
+        case (.key(.evaluatedObject, let name), .aggregate(let items)):
+            // A literal list, `rank IN {1, 2, 3}`, is as constant as one passed with `%@`.
+            var values: [PredicateValue] = []
+            for item in items {
+                guard case .constant(let value) = item else { return nil }
+                values.append(value)
+            }
+            key = name
+            constant = .collection(values)
         case (.constant(let value), .key(.evaluatedObject, let name)):
             let flipped: [FetchPredicate.Operator: FetchPredicate.Operator] = [
                 .equal: .equal, .lessThan: .greaterThan, .lessThanOrEqual: .greaterThanOrEqual,
@@ -64,10 +73,13 @@ struct IndexPlan {
             return IndexPlan(slot: slot, lookup: .values([value]))
         case .in:
             guard case .collection(let items) = constant else { return nil }
+            // A list may name a value twice (`IN {7, 7}`, or `{7, 7.0}` on an integer): each
+            // value is looked up once, or its objects would be fetched twice.
             var values: [AttributeValue?] = []
+            var seen: Set<AttributeValue?> = []
             for item in items {
                 guard let value = convert(item) else { return nil }
-                values.append(value)
+                if seen.insert(value).inserted { values.append(value) }
             }
             return IndexPlan(slot: slot, lookup: .values(values))
         case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
