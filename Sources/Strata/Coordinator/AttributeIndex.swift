@@ -34,7 +34,7 @@ struct AttributeIndex: Sendable {
     }
 
     mutating func insert(_ value: AttributeValue?, _ reference: Int64) {
-        sorted = SortedEntries()
+        invalidateSortedEntries()
         switch entries[value] {
         case nil: entries[value] = .one(reference)
         case .one(let existing)?: entries[value] = .many([existing, reference])
@@ -46,7 +46,7 @@ struct AttributeIndex: Sendable {
     }
 
     mutating func remove(_ value: AttributeValue?, _ reference: Int64) {
-        sorted = SortedEntries()
+        invalidateSortedEntries()
         switch entries[value] {
         case .one(reference)?: entries[value] = nil
         case .many(var references)?:
@@ -59,6 +59,13 @@ struct AttributeIndex: Sendable {
             }
         default: break
         }
+    }
+
+    /// Forgets the sorted list. The cache object is replaced only when it holds a list or is
+    /// shared with a copy of the index (another generation's, which may still build its own):
+    /// replacing it on every change cost an allocation per indexed row of a save.
+    private mutating func invalidateSortedEntries() {
+        if !isKnownUniquelyReferenced(&sorted) || sorted.isBuilt { sorted = SortedEntries() }
     }
 
     func references(equalTo value: AttributeValue?) -> [Int64] {
@@ -92,6 +99,8 @@ struct AttributeIndex: Sendable {
 /// The sorted list of an index's entries, built once per generation, whichever thread asks first.
 private final class SortedEntries: Sendable {
     private let cache = Mutex<[(AttributeValue, Int64)]?>(nil)
+
+    var isBuilt: Bool { cache.withLock { $0 != nil } }
 
     func get(_ build: () -> [(AttributeValue, Int64)]) -> [(AttributeValue, Int64)] {
         if let built = cache.withLock({ $0 }) { return built }
