@@ -51,28 +51,32 @@ extension PersistentStoreCoordinator {
         let base = currentGeneration
         try checkVersions(of: changes, against: base)
 
-        var stores = base.stores
-        var indexes = base.indexes
-        var perStore: [String: ChangeSet] = [:]
+        var edits = TableEdits()
         for (id, row) in changes.inserted {
-            guard base.row(for: id) == nil else {
-                throw PersistenceError(
-                    .conflict, objectIDs: [id], "the store handed out the reference of \(id) twice; nothing was saved")
-            }
-            let store = try place(row, version: 1, for: id, in: &stores)
-            updateIndexes(&indexes, for: id, old: nil, new: row)
-            perStore[store, default: ChangeSet()].inserted[id] = row
+            try edits.add(.init(objectID: id, reference: reference(of: id), row: row, isInsert: true), store: writableStore(of: id))
         }
         for (id, row) in changes.updated {
-            let store = try place(row, version: row.version + 1, for: id, in: &stores)
-            updateIndexes(&indexes, for: id, old: base.row(for: id), new: row)
-            perStore[store, default: ChangeSet()].updated[id] = row
+            try edits.add(.init(objectID: id, reference: reference(of: id), row: row, isInsert: false), store: writableStore(of: id))
         }
-        for (id, version) in changes.deleted {
+        for id in changes.deleted.keys {
             guard case .permanent(let store, let reference) = id.key else { continue }
-            updateIndexes(&indexes, for: id, old: base.row(for: id), new: nil)
-            stores[store]?[id.entityName]?[reference] = nil
-            perStore[store, default: ChangeSet()].deleted[id] = version
+            edits.add(.init(objectID: id, reference: reference, row: nil, isInsert: false), store: store)
+        }
+        var stores = base.stores
+        var indexes = base.indexes
+        for (table, group) in edits.groups {
+            try apply(group, to: table, stores: &stores, indexes: &indexes)
+        }
+        // With one store (the usual case) it takes the whole change set as it is, rather than a
+        // copy of it made object by object.
+        var perStore: [String: ChangeSet] = [:]
+        let touched = Set(edits.groups.keys.map(\.store))
+        if touched.count == 1, let store = touched.first {
+            perStore[store] = changes
+        } else {
+            for (id, row) in changes.inserted { perStore[id.persistentStoreIdentifier ?? "", default: ChangeSet()].inserted[id] = row }
+            for (id, row) in changes.updated { perStore[id.persistentStoreIdentifier ?? "", default: ChangeSet()].updated[id] = row }
+            for (id, version) in changes.deleted { perStore[id.persistentStoreIdentifier ?? "", default: ChangeSet()].deleted[id] = version }
         }
         try checkTargets(of: changes, in: stores)
         try checkUniqueness(of: changes, in: base.next(stores: stores, indexes: indexes))
@@ -103,19 +107,19 @@ extension PersistentStoreCoordinator {
     private func checkTargets(of changes: ChangeSet, in stores: [String: [String: Generation.Table]]) throws {
         var dangling: [ManagedObjectID] = []
         let base = currentGeneration
-        for (id, row) in changes.inserted.merging(changes.updated, uniquingKeysWith: { a, _ in a }) {
-            let before = base.row(for: id)
+        var lookup = RowLookup(stores: stores)
+        func check(_ id: ManagedObjectID, _ row: Row, before: Row?) {
             for (index, targets) in row.relationships.enumerated() {
                 // Only pointers the save adds: an old dangling one (a no-action delete rule's) stays allowed.
                 let old = before.map { Set($0.relationships[index].objectIDs) } ?? []
-                for target in targets.objectIDs where !old.contains(target) {
-                    guard case .permanent(let store, let reference) = target.key, stores[store]?[target.entityName]?[reference] != nil else {
-                        dangling.append(id)
-                        break
-                    }
+                for target in targets.objectIDs where !old.contains(target) && !lookup.contains(target) {
+                    dangling.append(id)
+                    break
                 }
             }
         }
+        for (id, row) in changes.inserted { check(id, row, before: nil) }
+        for (id, row) in changes.updated { check(id, row, before: base.row(for: id)) }
         // A deleted object must not stay in the inverse relationships of the objects it pointed at
         // (as the store last had it: a save that linked to it after the deleter read it).
         for id in changes.deleted.keys {
@@ -143,6 +147,7 @@ extension PersistentStoreCoordinator {
     /// merge policy decides what to do.
     private func checkUniqueness(of changes: ChangeSet, in generation: Generation) throws {
         var conflicts: [ConstraintConflict] = []
+        guard managedObjectModel.hasUniquenessConstraints else { return }
         for (id, row) in changes.inserted.merging(changes.updated, uniquingKeysWith: { a, _ in a }) {
             guard case .permanent(let store, _) = id.key, let layout = managedObjectModel.layout(for: id.entityName) else { continue }
             for constraint in layout.uniquenessConstraints {
@@ -160,25 +165,6 @@ extension PersistentStoreCoordinator {
                 .constraintConflict, objectIDs: conflicts.flatMap(\.conflictingObjectIDs),
                 "\(conflicts.count) uniqueness constraint(s) broken: " + conflicts.map(\.description).joined(separator: "; "),
                 constraintConflicts: conflicts)
-        }
-    }
-
-    /// Moves an object's entries in its entity's indexes from its old values to its new ones.
-    private func updateIndexes(
-        _ indexes: inout [String: [String: [Int: AttributeIndex]]], for id: ManagedObjectID, old: Row?, new: Row?
-    ) {
-        guard case .permanent(let store, let reference) = id.key, let layout = managedObjectModel.layout(for: id.entityName),
-            !layout.indexedAttributes.isEmpty
-        else { return }
-        for slot in layout.indexedAttributes {
-            let before = old?.attributes[slot]
-            let after = new?.attributes[slot]
-            if old != nil, new != nil, before == after { continue }
-            var index = indexes[store]?[id.entityName]?[slot] ?? AttributeIndex()
-            indexes[store]?[id.entityName]?[slot] = nil
-            if old != nil { index.remove(before, reference) }
-            if new != nil { index.insert(after, reference) }
-            indexes[store, default: [:]][id.entityName, default: [:]][slot] = index
         }
     }
 
@@ -200,21 +186,56 @@ extension PersistentStoreCoordinator {
         }
     }
 
-    /// Puts `row` into the tables at `version`; returns the identifier of the store it went to.
-    private func place(
-        _ row: Row, version: Int64, for id: ManagedObjectID, in stores: inout [String: [String: Generation.Table]]
-    ) throws -> String {
-        guard case .permanent(let storeID, let reference) = id.key,
-            let store = persistentStores.first(where: { $0.identifier == storeID })
-        else {
+    /// The reference number of a saved object's ID.
+    private func reference(of id: ManagedObjectID) throws -> Int64 {
+        guard let reference = id.referenceNumber else {
+            throw PersistenceError(.storeNotFound, objectIDs: [id], "\(id) has no store: only saved objects can be committed")
+        }
+        return reference
+    }
+
+    /// The identifier of the store of `id`, which must be one of this coordinator's writable stores.
+    private func writableStore(of id: ManagedObjectID) throws -> String {
+        guard let storeID = id.persistentStoreIdentifier, let store = persistentStores.first(where: { $0.identifier == storeID }) else {
             throw PersistenceError(.storeNotFound, objectIDs: [id], "the store of \(id) is not part of this coordinator")
         }
         guard !store.isReadOnly else {
             throw PersistenceError(.storeNotFound, objectIDs: [id], "the store \(storeID) is read-only")
         }
-        var row = row
-        row.version = version
-        stores[storeID, default: [:]][id.entityName, default: [:]][reference] = row
         return storeID
+    }
+
+    /// Applies one table's edits to it and to its indexes: a new row starts at version 1, a
+    /// changed one goes one past the version its context read.
+    private func apply(
+        _ edits: [TableEdits.Edit], to table: TableEdits.Table,
+        stores: inout [String: [String: Generation.Table]], indexes: inout [String: [String: [Int: AttributeIndex]]]
+    ) throws {
+        // Taken out of the generation while they change, so that they are not shared and change in place.
+        var rows = stores[table.store]?.removeValue(forKey: table.entity) ?? [:]
+        var tableIndexes = indexes[table.store]?.removeValue(forKey: table.entity) ?? [:]
+        let indexed = managedObjectModel.layout(for: table.entity)?.indexedAttributes ?? []
+        for edit in edits {
+            let old = rows[edit.reference]
+            if edit.isInsert, old != nil {
+                throw PersistenceError(
+                    .conflict, objectIDs: [edit.objectID], "the store handed out the reference of \(edit.objectID) twice; nothing was saved")
+            }
+            let new: Row? = edit.row.map { row in
+                var row = row
+                row.version = edit.isInsert ? 1 : row.version + 1
+                return row
+            }
+            rows[edit.reference] = new
+            for slot in indexed {
+                let before: AttributeValue? = old.flatMap { $0.attributes[slot] }
+                let after: AttributeValue? = new.flatMap { $0.attributes[slot] }
+                if old != nil, new != nil, before == after { continue }
+                if old != nil { tableIndexes[slot, default: AttributeIndex()].remove(before, edit.reference) }
+                if new != nil { tableIndexes[slot, default: AttributeIndex()].insert(after, edit.reference) }
+            }
+        }
+        stores[table.store, default: [:]][table.entity] = rows
+        if !tableIndexes.isEmpty { indexes[table.store, default: [:]][table.entity] = tableIndexes }
     }
 }

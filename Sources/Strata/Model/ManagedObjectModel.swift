@@ -72,6 +72,11 @@ public struct ManagedObjectModel: Sendable, Hashable {
         storage.layouts[name]
     }
 
+    /// Whether any entity has a uniqueness constraint: a commit skips checking them when none has.
+    var hasUniquenessConstraints: Bool {
+        storage.layouts.values.contains { !$0.uniquenessConstraints.isEmpty }
+    }
+
     /// The concrete entities whose class is `type`, by layout.
     func layouts(forClass type: ManagedObject.Type) -> [EntityLayout] {
         storage.layoutsByClass[ObjectIdentifier(type)] ?? []

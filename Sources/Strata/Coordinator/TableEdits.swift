@@ -1,0 +1,37 @@
+/// One save's rows grouped by the table they change (a store's entity), so that a commit takes
+/// each table and its indexes out of the generation once per save, not once per object: the
+/// per-object round trips through nested dictionaries keyed by strings were most of the cost
+/// of committing a large save.
+struct TableEdits {
+    struct Table: Hashable {
+        let store: String
+        let entity: String
+    }
+
+    /// A row to put at a reference number; a `nil` row deletes it.
+    struct Edit {
+        let objectID: ManagedObjectID
+        let reference: Int64
+        let row: Row?
+        /// Whether the object is new: its reference must not be in the table yet.
+        let isInsert: Bool
+    }
+
+    private(set) var groups: [Table: [Edit]] = [:]
+
+    /// The table of the previous edit and its place: saves mostly run many objects of one
+    /// entity in a row, and comparing two strings that share their storage costs less than
+    /// hashing them.
+    private var last: (table: Table, group: Dictionary<Table, [Edit]>.Index)?
+
+    mutating func add(_ edit: Edit, store: String) {
+        let table = Table(store: store, entity: edit.objectID.entityName)
+        if let last, last.table == table {
+            groups.values[last.group].append(edit)
+            return
+        }
+        groups[table, default: []].append(edit)
+        guard let index = groups.index(forKey: table) else { return }
+        last = (table, index)
+    }
+}
