@@ -42,13 +42,15 @@ extension ObjectGraph {
         try validate()
 
         try assignPermanentIDs(to: inserted.values.filter { !$0.isDeleted })
-        var committed: ChangeSet?
+        var didSave: ContextDidSave?
+        var newObjects: [ManagedObject] = []
         for attempt in 1... {
-            let changes = makeChangeSet(newObjects: inserted.values.filter { !$0.isDeleted })
+            let candidates = inserted.values.filter { !$0.isDeleted }
+            let changes = makeChangeSet(newObjects: candidates)
             guard !changes.isEmpty else { break }
             do {
-                generation = try coordinator.commitSynchronously(changes)
-                committed = changes
+                (generation, didSave) = try coordinator.commitSynchronously(changes)
+                newObjects = candidates
                 break
             } catch let error as PersistenceError where error.code == .conflict && !error.objectIDs.isEmpty {
                 // Another save got there first. Under a merge policy, rebase on the latest
@@ -59,10 +61,10 @@ extension ObjectGraph {
                 guard mergePolicy != .error, attempt < 20, try resolveConstraintConflicts(error.constraintConflicts) else { throw error }
             }
         }
-        let newObjects = committed.map { changes in inserted.values.filter { changes.inserted[$0.objectID] != nil } } ?? []
         let saved = newObjects + updated.values.filter { !$0.isDeleted }
+        var rows = RowLookup(stores: generation.stores)
         for object in saved {
-            object.snapshot = generation.row(for: object.objectID) ?? object.snapshot
+            object.snapshot = rows.row(for: object.objectID) ?? object.snapshot
             object.isInserted = false
             object.isUpdated = false
         }
@@ -75,11 +77,7 @@ extension ObjectGraph {
         propagatedDeletes.removeAll()
         resurrected.removeAll()
         for object in saved { object.didSave() }
-        guard let committed, let context else { return nil }
-        return ContextDidSave(
-            insertedObjectIDs: Set(committed.inserted.keys), updatedObjectIDs: Set(committed.updated.keys),
-            deletedObjectIDs: Set(committed.deleted.keys), queryGeneration: QueryGenerationToken(number: generation.number),
-            transactionAuthor: transactionAuthor, contextName: name, context: context)
+        return didSave
     }
 
     private func makeChangeSet(newObjects: [ManagedObject]) -> ChangeSet {

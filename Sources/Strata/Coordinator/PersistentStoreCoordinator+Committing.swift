@@ -34,8 +34,9 @@ extension PersistentStoreCoordinator {
         return mapping
     }
 
-    /// Commits a context's changes, entering the coordinator's queue synchronously.
-    nonisolated func commitSynchronously(_ changes: ChangeSet) throws -> Generation {
+    /// Commits a context's changes, entering the coordinator's queue synchronously. Returns the
+    /// new generation, and the notification sent for the save when the changes have an origin.
+    nonisolated func commitSynchronously(_ changes: ChangeSet) throws -> (generation: Generation, didSave: ContextDidSave?) {
         try executor.runSynchronously {
             try self.assumeIsolated { try $0.commit(changes) }
         }
@@ -47,7 +48,7 @@ extension PersistentStoreCoordinator {
     ///
     /// A save that spans several stores is atomic per store, not across them, as with Core
     /// Data's atomic stores.
-    private func commit(_ changes: ChangeSet) throws -> Generation {
+    private func commit(_ changes: ChangeSet) throws -> (generation: Generation, didSave: ContextDidSave?) {
         let base = currentGeneration
         try checkVersions(of: changes, against: base)
 
@@ -90,15 +91,14 @@ extension PersistentStoreCoordinator {
             state.generation = state.generation.next(stores: stores, indexes: indexes)
             return state.generation
         }
-        if let origin = changes.origin {
-            // Sent here, on the coordinator's queue, so that subscribers see saves in commit order.
-            saves.send(
-                ContextDidSave(
-                    insertedObjectIDs: Set(changes.inserted.keys), updatedObjectIDs: Set(changes.updated.keys),
-                    deletedObjectIDs: Set(changes.deleted.keys), queryGeneration: QueryGenerationToken(number: next.number),
-                    transactionAuthor: origin.transactionAuthor, contextName: origin.contextName, context: origin.context))
-        }
-        return next
+        guard let origin = changes.origin else { return (next, nil) }
+        let didSave = ContextDidSave(
+            insertedObjectIDs: Set(changes.inserted.keys), updatedObjectIDs: Set(changes.updated.keys),
+            deletedObjectIDs: Set(changes.deleted.keys), queryGeneration: QueryGenerationToken(number: next.number),
+            transactionAuthor: origin.transactionAuthor, contextName: origin.contextName, context: origin.context)
+        // Sent here, on the coordinator's queue, so that subscribers see saves in commit order.
+        saves.send(didSave)
+        return (next, didSave)
     }
 
     /// Every object a saved row points at must be in the new generation: a save must not point

@@ -86,13 +86,16 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Hashes the reference and the entity, not the store's UUID: the objects of one store
-    /// (what dictionaries of IDs mostly hold) share it, so hashing it would only cost time.
+    /// (what dictionaries of IDs mostly hold) share it, so hashing it would only cost time. A
+    /// temporary ID's number is unique in the process by itself, so its entity is left out too.
     public func hash(into hasher: inout Hasher) {
         switch key {
-        case .temporary(let number): hasher.combine(number)
-        case .permanent(_, let reference): hasher.combine(reference)
+        case .temporary(let number):
+            hasher.combine(number)
+        case .permanent(_, let reference):
+            hasher.combine(reference)
+            hasher.combine(entityName)
         }
-        hasher.combine(entityName)
     }
 
     /// The URI scheme of object URIs.
