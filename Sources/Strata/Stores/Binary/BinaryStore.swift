@@ -115,41 +115,46 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
         replaceMetadata(metadata)
         let mappings = try header.schema.entities.map { try SlotMapping(file: $0, model: model, url: fileURL) }
         var tables: [String: Generation.Table] = [:]
+        var references: [String: [Int64]] = [:]
         try reader.readObjects(schema: header.schema, storeIdentifier: identifier) { entityIndex, rows in
             let mapping = mappings[entityIndex]
-            var table = tables[mapping.entity] ?? [:]
+            // Taken out while it grows: a table still held by `tables` is shared, and every
+            // chunk would copy the nodes it touches.
+            var table = tables.removeValue(forKey: mapping.entity) ?? [:]
             for (reference, row) in rows where table.updateValue(mapping.map(row), forKey: reference) != nil {
                 throw StoreError(
                     .corruptFile, file: fileURL, "the store holds two \(mapping.entity) objects with the reference number \(reference)")
             }
             tables[mapping.entity] = table
+            references[mapping.entity, default: []].append(contentsOf: rows.lazy.map(\.0))
         }
-        try checkReferences(in: tables)
-        raiseCounters(above: tables, model: model)
+        try checkReferences(in: tables, references: references.mapValues(ReferenceMembership.init))
+        raiseCounters(above: references, model: model)
         return tables
     }
 
     /// Makes every hierarchy's next reference number larger than any the store holds: the
     /// counters in the metadata are a lower bound (a migration that created objects writes its
     /// header before it knows how many).
-    private func raiseCounters(above tables: [String: Generation.Table], model: ManagedObjectModel) {
+    private func raiseCounters(above references: [String: [Int64]], model: ManagedObjectModel) {
         var counters = nextReferences
-        for (entity, table) in tables {
-            guard let root = model.layout(for: entity)?.rootEntityName else { continue }
-            var highest: Int64 = 0
-            for (reference, _) in table where reference > highest { highest = reference }
+        for (entity, numbers) in references {
+            guard let root = model.layout(for: entity)?.rootEntityName, let highest = numbers.max() else { continue }
             if highest >= counters[root, default: 1] { counters[root] = highest + 1 }
         }
         nextReferences = counters
     }
 
     /// Every relationship target must be an object of the store.
-    private func checkReferences(in tables: [String: Generation.Table]) throws {
+    private func checkReferences(in tables: [String: Generation.Table], references: [String: ReferenceMembership]) throws {
         for (entity, table) in tables {
+            // Targets are mostly of one entity: the last one's set is kept at hand.
+            var last: (entity: String, members: ReferenceMembership?)?
             for (reference, row) in table {
                 for targets in row.relationships {
                     for target in targets.objectIDs {
-                        guard let number = target.referenceNumber, tables[target.entityName]?[number] != nil else {
+                        if last?.entity != target.entityName { last = (target.entityName, references[target.entityName]) }
+                        guard let number = target.referenceNumber, last?.members?.contains(number) == true else {
                             throw StoreError(
                                 .danglingReference, file: fileURL,
                                 "\(entity) p\(reference) points at \(target.entityName) p\(target.referenceNumber ?? 0), which the store does not hold")
