@@ -215,6 +215,9 @@ extension PersistentStoreCoordinator {
         var rows = stores[table.store]?.removeValue(forKey: table.entity) ?? [:]
         var tableIndexes = indexes[table.store]?.removeValue(forKey: table.entity) ?? [:]
         let indexed = managedObjectModel.layout(for: table.entity)?.indexedAttributes ?? []
+        var indexChanges = Dictionary(uniqueKeysWithValues: indexed.map { slot in
+            (slot, [AttributeIndex.Change]())
+        })
         for edit in edits {
             let old = rows[edit.reference]
             if edit.isInsert, old != nil {
@@ -228,12 +231,14 @@ extension PersistentStoreCoordinator {
             }
             rows[edit.reference] = new
             for slot in indexed {
-                let before: AttributeValue? = old.flatMap { $0.attributes[slot] }
-                let after: AttributeValue? = new.flatMap { $0.attributes[slot] }
+                let before: AttributeValue?? = old.map { $0.attributes[slot] }
+                let after: AttributeValue?? = new.map { $0.attributes[slot] }
                 if old != nil, new != nil, before == after { continue }
-                if old != nil { tableIndexes[slot, default: AttributeIndex()].remove(before, edit.reference) }
-                if new != nil { tableIndexes[slot, default: AttributeIndex()].insert(after, edit.reference) }
+                indexChanges[slot]?.append(AttributeIndex.Change(reference: edit.reference, old: before, new: after))
             }
+        }
+        for (slot, changes) in indexChanges where !changes.isEmpty {
+            tableIndexes[slot, default: AttributeIndex()].apply(changes)
         }
         stores[table.store, default: [:]][table.entity] = rows
         if !tableIndexes.isEmpty { indexes[table.store, default: [:]][table.entity] = tableIndexes }
