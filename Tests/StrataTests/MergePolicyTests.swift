@@ -84,4 +84,50 @@ import Testing
         #expect((try? result.get()) == "saved")
         #expect(stored == expected)
     }
+
+    /// New objects whose save failed got permanent IDs, and get fresh ones when the save is
+    /// tried again: their relationships to each other must follow to the new IDs.
+    @Test func newObjectsKeepTheirLinksWhenASaveIsTriedAgain() async throws {
+        let coordinator = try await makeCoordinator(libraryModel())
+        let id = try await backgroundContext(coordinator).perform { context in
+            let book = try Book(context: context)
+            book.title = "Draft"
+            try context.save()
+            return book.objectID
+        }
+        let first = backgroundContext(coordinator)
+        let second = backgroundContext(coordinator)
+        _ = try await second.perform { try $0.existingObject(with: id).objectID }
+        try await first.perform { context in
+            try #require(context.existingObject(with: id) as? Book).title = "First"
+            try context.save()
+        }
+        let (failedIDs, savedIDs) = try await second.perform { context in
+            let old = try #require(context.registeredObject(for: id) as? Book)
+            old.title = "Second"
+            let author = try Author(context: context)
+            author.name = "New"
+            let book = try Book(context: context)
+            book.title = "New book"
+            book.author = author
+            let chapter = try Chapter(context: context)
+            chapter.title = "One"
+            book.chapters = [chapter]
+            #expect(throws: PersistenceError.self) { try context.save() }
+            let failedIDs = [author.objectID, book.objectID, chapter.objectID]
+            context.mergePolicy = .mergeByPropertyObjectTrump
+            try context.save()
+            return (failedIDs, [author.objectID, book.objectID, chapter.objectID])
+        }
+        #expect(failedIDs.allSatisfy { !$0.isTemporaryID })
+        #expect(Set(failedIDs).isDisjoint(with: savedIDs), "reference numbers are not handed out twice")
+        let (authorName, chapterTitles, chapterBook) = try await backgroundContext(coordinator).perform { context in
+            let book = try #require(context.existingObject(with: savedIDs[1]) as? Book)
+            let chapter = try #require(context.existingObject(with: savedIDs[2]) as? Chapter)
+            return (book.author?.name, book.chapters.map(\.title), chapter.book?.objectID)
+        }
+        #expect(authorName == "New")
+        #expect(chapterTitles == ["One"])
+        #expect(chapterBook == savedIDs[1])
+    }
 }

@@ -142,7 +142,7 @@ extension ObjectGraph {
             }
         }
         for object in inserted.values.elements + updated.values.elements + deleted.values.elements {
-            object.storage.relationships = object.storage.relationships.map { $0.replacing(mapping) }
+            object.storage.relationships = object.storage.relationships.map { $0.replacing(mapping) ?? $0 }
         }
         for object in updated.values where mapping.values.contains(object.objectID) {
             reconcileInverses(of: object, from: object.snapshot ?? object.storage)
@@ -240,11 +240,20 @@ extension ObjectGraph {
             object.objectID = permanent
             registered[permanent] = object
         }
-        for object in inserted.values.elements + updated.values.elements + deleted.values.elements {
-            object.storage.relationships = object.storage.relationships.map { $0.replacing(mapping) }
-            for (index, value) in object.storage.attributes.enumerated() {
-                if case .objectID(let id)? = value, let permanent = mapping[id] {
-                    object.storage.attributes[index] = .objectID(permanent)
+        for objects in [inserted.values, updated.values, deleted.values] {
+            for object in objects {
+                // In place, and only where the mapping holds a target. (Not only temporary IDs: a
+                // new object whose save failed keeps the permanent ID it was given, and gets a
+                // fresh one on the next try, since reference numbers are never handed out twice.)
+                for index in object.storage.relationships.indices {
+                    if let replaced = object.storage.relationships[index].replacing(mapping) {
+                        object.storage.relationships[index] = replaced
+                    }
+                }
+                for index in object.layout.objectIDAttributes {
+                    if case .objectID(let id)? = object.storage.attributes[index], let permanent = mapping[id] {
+                        object.storage.attributes[index] = .objectID(permanent)
+                    }
                 }
             }
         }

@@ -109,14 +109,16 @@ extension PersistentStoreCoordinator {
         let base = currentGeneration
         var lookup = RowLookup(stores: stores)
         func check(_ id: ManagedObjectID, _ row: Row, before: Row?) {
-            for (index, targets) in row.relationships.enumerated() {
+            var points = true
+            // An unchanged relationship adds no pointer, and needs no set of its old targets.
+            for (index, targets) in row.relationships.enumerated() where before?.relationships[index] != targets {
                 // Only pointers the save adds: an old dangling one (a no-action delete rule's) stays allowed.
                 let old = before.map { Set($0.relationships[index].objectIDs) } ?? []
-                for target in targets.objectIDs where !old.contains(target) && !lookup.contains(target) {
-                    dangling.append(id)
-                    break
+                targets.forEachTarget { target in
+                    if points, !old.contains(target), !lookup.contains(target) { points = false }
                 }
             }
+            if !points { dangling.append(id) }
         }
         for (id, row) in changes.inserted { check(id, row, before: nil) }
         for (id, row) in changes.updated { check(id, row, before: base.row(for: id)) }

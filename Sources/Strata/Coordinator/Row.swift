@@ -43,11 +43,25 @@ package enum RelationshipTargets: Sendable, Hashable {
         }
     }
 
-    /// The same targets with IDs replaced through `mapping` (temporary IDs becoming permanent).
-    func replacing(_ mapping: [ManagedObjectID: ManagedObjectID]) -> RelationshipTargets {
+    /// Calls `body` with every target, without making an array of them as ``objectIDs`` does
+    /// (for the loops that visit every relationship of every row).
+    func forEachTarget(_ body: (ManagedObjectID) throws -> Void) rethrows {
         switch self {
-        case .toOne(let id): .toOne(id.map { mapping[$0] ?? $0 })
-        case .toMany(let ids): .toMany(OrderedSet(ids.map { mapping[$0] ?? $0 }))
+        case .toOne(let id): if let id { try body(id) }
+        case .toMany(let ids): for id in ids { try body(id) }
+        }
+    }
+
+    /// The same targets with IDs replaced through `mapping` (new objects' IDs becoming
+    /// permanent); `nil` when `mapping` holds none of them, so that nothing is rebuilt.
+    func replacing(_ mapping: [ManagedObjectID: ManagedObjectID]) -> RelationshipTargets? {
+        switch self {
+        case .toOne(let id):
+            guard let id, let replacement = mapping[id] else { return nil }
+            return .toOne(replacement)
+        case .toMany(let ids):
+            guard ids.contains(where: { mapping[$0] != nil }) else { return nil }
+            return .toMany(OrderedSet(ids.map { mapping[$0] ?? $0 }))
         }
     }
 }

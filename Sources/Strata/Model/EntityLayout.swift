@@ -24,6 +24,8 @@ package final class EntityLayout: Sendable {
     /// The attribute slots that have an index: the first property of a fetch index or of a
     /// uniqueness constraint of the entity or an ancestor, and attributes marked indexed.
     let indexedAttributes: [Int]
+    /// The attribute slots of type object ID, whose temporary IDs a save makes permanent.
+    let objectIDAttributes: [Int]
 
     init(entity: EntityDescription, entities: [String: EntityDescription]) {
         self.entity = entity
@@ -58,6 +60,7 @@ package final class EntityLayout: Sendable {
             let slots = names.compactMap { name in allAttributes.firstIndex { $0.name == name } }
             return slots.count == names.count && !slots.isEmpty ? (names, slots) : nil
         }
+        objectIDAttributes = allAttributes.indices.filter { allAttributes[$0].type == .objectID }
         indexedAttributes = allAttributes.indices.filter {
             indexedNames.contains(allAttributes[$0].name) && !allAttributes[$0].isTransient
         }

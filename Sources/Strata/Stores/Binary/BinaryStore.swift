@@ -152,7 +152,7 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
             var last: (entity: String, members: ReferenceMembership?)?
             for (reference, row) in table {
                 for targets in row.relationships {
-                    for target in targets.objectIDs {
+                    try targets.forEachTarget { target in
                         if last?.entity != target.entityName { last = (target.entityName, references[target.entityName]) }
                         guard let number = target.referenceNumber, last?.members?.contains(number) == true else {
                             throw StoreError(
