@@ -76,11 +76,12 @@ struct AttributeIndex: Sendable {
     }
 
     /// Applies one commit's changes. A batch that is large next to the index rebuilds the
-    /// base, flat, with the changes in it; a smaller one goes on top.
+    /// base, flat, with the changes in it; a smaller one goes on top, until what is on top
+    /// outgrows the base (so that rebuilding costs O(1) per change, amortised).
     mutating func apply(_ batch: [Change]) {
         guard !batch.isEmpty else { return }
         invalidateSortedEntries()
-        if batch.count * 4 >= base.count + changes.count {
+        if batch.count * 4 >= base.count + changes.count || changes.count >= base.count {
             var entries = resolvedEntries()
             entries.reserveCapacity(entries.count + batch.count)
             for change in batch {

@@ -148,8 +148,8 @@ extension PersistentStoreCoordinator {
     /// them (another save inserted the same values meanwhile) is refused, and the context's
     /// merge policy decides what to do.
     private func checkUniqueness(of changes: ChangeSet, in generation: Generation) throws {
-        var conflicts: [ConstraintConflict] = []
         guard managedObjectModel.hasUniquenessConstraints else { return }
+        var conflicts: [ConstraintConflict] = []
         for (id, row) in changes.inserted.merging(changes.updated, uniquingKeysWith: { a, _ in a }) {
             guard case .permanent(let store, _) = id.key, let layout = managedObjectModel.layout(for: id.entityName) else { continue }
             for constraint in layout.uniquenessConstraints {

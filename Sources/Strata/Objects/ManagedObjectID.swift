@@ -25,8 +25,8 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A new temporary ID. Its number comes from a counter shared by the process, not from a
-    /// fresh UUID: on Linux every `UUID()` opens and reads `/dev/urandom`, which was a sixth of
-    /// the time of inserting objects. A temporary ID is never stored, so process-wide is unique
+    /// fresh UUID: on Linux every `UUID()` opens and reads `/dev/urandom`, which was half the
+    /// time of inserting objects. A temporary ID is never stored, so process-wide is unique
     /// enough; its URI adds the process's own UUID, as Core Data's `t<UUID><number>` URIs do.
     static func temporary(entityName: String) -> ManagedObjectID {
         ManagedObjectID(entityName: entityName, key: .temporary(temporaryNumbers.add(1, ordering: .relaxed).newValue))
