@@ -83,6 +83,7 @@ extension ObjectGraph {
     private func makeChangeSet(newObjects: [ManagedObject]) -> ChangeSet {
         var changes = ChangeSet()
         if let context { changes.origin = ContextDidSaveOrigin(context: context, transactionAuthor: transactionAuthor, contextName: name) }
+        changes.inserted.reserveCapacity(newObjects.count)
         for object in newObjects { changes.inserted[object.objectID] = object.storedRow }
         for object in updated.values where !object.isDeleted && !object.isInserted && object.hasChangedValues {
             if resurrected.contains(ObjectIdentifier(object)) {

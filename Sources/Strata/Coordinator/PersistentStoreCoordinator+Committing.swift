@@ -23,6 +23,7 @@ extension PersistentStoreCoordinator {
         }
         let byEntity = Dictionary(grouping: ids, by: \.entityName)
         var mapping: [ManagedObjectID: ManagedObjectID] = [:]
+        mapping.reserveCapacity(ids.count)
         for (entityName, group) in byEntity {
             guard let layout = managedObjectModel.layout(for: entityName) else { continue }
             let numbers = store.makeReferenceNumbers(for: layout.entity, rootEntity: layout.rootEntityName, count: group.count)
@@ -79,7 +80,11 @@ extension PersistentStoreCoordinator {
             for (id, row) in changes.updated { perStore[id.persistentStoreIdentifier ?? "", default: ChangeSet()].updated[id] = row }
             for (id, version) in changes.deleted { perStore[id.persistentStoreIdentifier ?? "", default: ChangeSet()].deleted[id] = version }
         }
-        try checkTargets(of: changes, in: stores)
+        let created = edits.groups.compactMapValues { group -> ReferenceMembership? in
+            let references = group.lazy.filter(\.isInsert).map(\.reference)
+            return references.isEmpty ? nil : ReferenceMembership(Array(references))
+        }
+        try checkTargets(of: changes, in: stores, created: created)
         try checkUniqueness(of: changes, in: base.next(stores: stores, indexes: indexes))
         for (identifier, storeChanges) in perStore {
             guard let store = persistentStores.first(where: { $0.identifier == identifier }) else { continue }
@@ -104,10 +109,12 @@ extension PersistentStoreCoordinator {
     /// Every object a saved row points at must be in the new generation: a save must not point
     /// at an object another save deleted meanwhile. (Such a save is a conflict: the context
     /// refreshes and tries again.)
-    private func checkTargets(of changes: ChangeSet, in stores: [String: [String: Generation.Table]]) throws {
+    private func checkTargets(
+        of changes: ChangeSet, in stores: [String: [String: Generation.Table]], created: [TableEdits.Table: ReferenceMembership]
+    ) throws {
         var dangling: [ManagedObjectID] = []
         let base = currentGeneration
-        var lookup = RowLookup(stores: stores)
+        var lookup = RowLookup(stores: stores, created: created)
         func check(_ id: ManagedObjectID, _ row: Row, before: Row?) {
             var points = true
             // An unchanged relationship adds no pointer, and needs no set of its old targets.

@@ -1,9 +1,10 @@
-/// The reference numbers of one entity's objects in a store file, for checking relationship
-/// targets while the file loads.
+/// A set of reference numbers of one entity, for answering "is this object there?" many
+/// times over: when a store file loads (are the relationship targets in the file?) and when a
+/// save commits (is the target one of the objects this save creates?).
 ///
-/// Stores hand reference numbers out in order, so an entity's are nearly always dense: a bitmap
-/// over 1…highest answers with one memory read, where a lookup in the entity's table walked a
-/// hash tree and was a quarter of the time of opening a store. Sparse numbers (a file written
+/// Stores hand reference numbers out in order, so they are nearly always dense: a bitmap over
+/// 1…highest answers with one memory read, where a lookup in the entity's table walks a hash
+/// tree (a quarter of the time of opening a store went there). Sparse numbers (a file written
 /// by hand, or by another tool) fall back to a hash set, so a huge number costs no huge bitmap.
 struct ReferenceMembership {
     private enum Storage {
