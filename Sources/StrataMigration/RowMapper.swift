@@ -12,8 +12,8 @@ struct RowMapper {
     private let conversions: [AttributeType?]
     /// For each destination relationship: the source slot, or nil (then empty).
     private let relationships: [Int?]
-    private let renames: [String: String]
-    private let store: String
+    /// For each source entity, the ID space of what it becomes in the destination store.
+    private let targetSpaces: [String: ObjectIDSpace]
 
     init?(
         mapping: EntityMapping, source: StoreSchema.Entity, destination: EntityLayout, renames: [String: String], store: String
@@ -37,8 +37,7 @@ struct RowMapper {
             attributeSources[attribute.name].map { source.attributes[$0].type == attribute.type ? nil : attribute.type } ?? nil
         }
         relationships = destination.relationships.map { relationshipSources[$0.name] }
-        self.renames = renames
-        self.store = store
+        targetSpaces = renames.mapValues { ObjectIDSpace.make(store: store, entityName: $0) }
     }
 
     func map(_ row: Row, reference: Int64) throws -> Row {
@@ -65,8 +64,8 @@ struct RowMapper {
         for (index, source) in relationships.enumerated() {
             guard let source else { continue }
             let targets = row.relationships[source].objectIDs.compactMap { id -> ManagedObjectID? in
-                guard let entity = renames[id.entityName], let number = id.referenceNumber else { return nil }
-                return .make(store: store, entity: entity, reference: number)
+                guard let space = targetSpaces[id.entityName], let number = id.referenceNumber else { return nil }
+                return ManagedObjectID(space: space, number: number)
             }
             let relationship = destination.relationships[index]
             if relationship.isToMany {

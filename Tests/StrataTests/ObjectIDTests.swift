@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+@testable import Strata
 import Testing
 
 @Suite struct ObjectIDTests {
@@ -93,5 +93,30 @@ import Testing
             #expect(throws: PersistenceError.self) { try context.existingObject(with: id) }
         }
         #expect(error?.code == .objectNotFound)
+    }
+
+    /// IDs share their store and entity through interned spaces; however an ID is made (from a
+    /// URI, from its parts, in a space at hand), equal parts give equal IDs with equal hashes,
+    /// and a different store, entity or number gives a different ID.
+    @Test func idsAreEqualExactlyWhenTheirPartsAre() throws {
+        let store = UUID().uuidString
+        let other = UUID().uuidString
+        let fromParts = ManagedObjectID.make(store: store, entity: "Book", reference: 7)
+        let fromURI = try #require(ManagedObjectID(uri: fromParts.uriRepresentation()))
+        let inSpace = ManagedObjectID(space: .make(store: store, entityName: "Book"), number: 7)
+        #expect(fromParts == fromURI && fromURI == inSpace)
+        #expect(Set([fromParts, fromURI, inSpace]).count == 1)
+        #expect(fromParts.hashValue == inSpace.hashValue)
+        let different = [
+            ManagedObjectID.make(store: other, entity: "Book", reference: 7),
+            ManagedObjectID.make(store: store, entity: "Author", reference: 7),
+            ManagedObjectID.make(store: store, entity: "Book", reference: 8),
+        ]
+        for id in different { #expect(id != fromParts, "\(id)") }
+        #expect(Set(different + [fromParts]).count == 4)
+        #expect(fromParts.entityName == "Book" && fromParts.persistentStoreIdentifier == store && fromParts.referenceNumber == 7)
+        let temporary = ManagedObjectID.temporary(in: .make(store: nil, entityName: "Book"))
+        #expect(temporary.isTemporaryID && temporary.persistentStoreIdentifier == nil && temporary.referenceNumber == nil)
+        #expect(temporary != fromParts)
     }
 }

@@ -126,7 +126,7 @@ final class ObjectGraph {
             throw PersistenceError(.unknownEntity, "the entity '\(entityName)' is abstract: insert one of its subentities")
         }
         let object = layout.entity.managedObjectClass.init(
-            ManagedObjectCreation(layout: layout, objectID: .temporary(entityName: entityName), graph: self, row: nil))
+            ManagedObjectCreation(layout: layout, objectID: .temporary(in: layout.temporaryIDSpace), graph: self, row: nil))
         didInsert(object)
         return object
     }

@@ -27,9 +27,9 @@ extension PersistentStoreCoordinator {
         for (entityName, group) in byEntity {
             guard let layout = managedObjectModel.layout(for: entityName) else { continue }
             let numbers = store.makeReferenceNumbers(for: layout.entity, rootEntity: layout.rootEntityName, count: group.count)
+            let space = ObjectIDSpace.make(store: store.identifier, entityName: entityName)
             for (id, reference) in zip(group, numbers) {
-                mapping[id] = ManagedObjectID(
-                    entityName: id.entityName, key: .permanent(store: store.identifier, reference: reference))
+                mapping[id] = ManagedObjectID(space: space, number: reference)
             }
         }
         return mapping

@@ -92,12 +92,13 @@ extension ObjectGraph {
             for name in names {
                 guard let table = tables[name], let entityLayout = model.layout(for: name) else { continue }
                 let skipped = changed[name] ?? []
+                let space = ObjectIDSpace.make(store: store, entityName: name)
                 let plan = request.usesFastPaths ? IndexPlan(predicate: request.predicate, layout: entityLayout) : nil
                 if let plan, let index = generation.index(store: store, entity: name, slot: plan.slot) {
                     // The index narrows the rows to consider.
                     for reference in plan.references(in: index) where !skipped.contains(reference) {
                         guard let row = table[reference] else { continue }
-                        try consider(ObjectRef(store: store, reference: reference, row: row, layout: entityLayout))
+                        try consider(ObjectRef(id: ManagedObjectID(space: space, number: reference), row: row, layout: entityLayout))
                     }
                     continue
                 }
@@ -105,12 +106,12 @@ extension ObjectGraph {
                     // A predicate of plain comparisons runs on the rows themselves.
                     rowsConsidered += table.count
                     for (reference, row) in table where test.matches(row) && !skipped.contains(reference) {
-                        matches.append(ObjectRef(store: store, reference: reference, row: row, layout: entityLayout))
+                        matches.append(ObjectRef(id: ManagedObjectID(space: space, number: reference), row: row, layout: entityLayout))
                     }
                     continue
                 }
                 for (reference, row) in table where !skipped.contains(reference) {
-                    try consider(ObjectRef(store: store, reference: reference, row: row, layout: entityLayout))
+                    try consider(ObjectRef(id: ManagedObjectID(space: space, number: reference), row: row, layout: entityLayout))
                 }
             }
         }

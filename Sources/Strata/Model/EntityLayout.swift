@@ -26,6 +26,8 @@ package final class EntityLayout: Sendable {
     let indexedAttributes: [Int]
     /// The attribute slots of type object ID, whose temporary IDs a save makes permanent.
     let objectIDAttributes: [Int]
+    /// The space of the entity's temporary object IDs, kept at hand for inserts.
+    let temporaryIDSpace: ObjectIDSpace
 
     init(entity: EntityDescription, entities: [String: EntityDescription]) {
         self.entity = entity
@@ -61,6 +63,7 @@ package final class EntityLayout: Sendable {
             return slots.count == names.count && !slots.isEmpty ? (names, slots) : nil
         }
         objectIDAttributes = allAttributes.indices.filter { allAttributes[$0].type == .objectID }
+        temporaryIDSpace = .make(store: nil, entityName: entity.name)
         indexedAttributes = allAttributes.indices.filter {
             indexedNames.contains(allAttributes[$0].name) && !allAttributes[$0].isTransient
         }

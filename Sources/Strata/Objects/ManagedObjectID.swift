@@ -15,44 +15,58 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
         case permanent(store: String, reference: Int64)
     }
 
+    /// The store and entity: shared by the IDs of all objects of an entity in a store.
+    package let space: ObjectIDSpace
+    /// The reference number of a permanent ID; the bit pattern of a temporary ID's number.
+    private let number: Int64
+
     /// The name of the object's entity (the concrete one, not an ancestor).
-    public let entityName: String
-    package let key: Key
+    public var entityName: String { space.entityName }
+
+    /// The ID's store and number, as an enum to match on.
+    package var key: Key {
+        if let store = space.store { return .permanent(store: store, reference: number) }
+        return .temporary(UInt64(bitPattern: number))
+    }
 
     package init(entityName: String, key: Key) {
-        self.entityName = entityName
-        self.key = key
+        switch key {
+        case .temporary(let number):
+            self.init(space: .make(store: nil, entityName: entityName), number: Int64(bitPattern: number))
+        case .permanent(let store, let reference):
+            self.init(space: .make(store: store, entityName: entityName), number: reference)
+        }
+    }
+
+    /// An ID in a space already at hand: the way to make IDs by the million, without a trip
+    /// through the table of spaces for each.
+    package init(space: ObjectIDSpace, number: Int64) {
+        self.space = space
+        self.number = number
     }
 
     /// A new temporary ID. Its number comes from a counter shared by the process, not from a
     /// fresh UUID: on Linux every `UUID()` opens and reads `/dev/urandom`, which was half the
     /// time of inserting objects. A temporary ID is never stored, so process-wide is unique
     /// enough; its URI adds the process's own UUID, as Core Data's `t<UUID><number>` URIs do.
-    static func temporary(entityName: String) -> ManagedObjectID {
-        ManagedObjectID(entityName: entityName, key: .temporary(temporaryNumbers.add(1, ordering: .relaxed).newValue))
+    ///
+    /// - Parameter space: the entity's space of temporary IDs (its layout keeps it).
+    static func temporary(in space: ObjectIDSpace) -> ManagedObjectID {
+        ManagedObjectID(space: space, number: Int64(bitPattern: temporaryNumbers.add(1, ordering: .relaxed).newValue))
     }
 
     private static let temporaryNumbers = Atomic<UInt64>(0)
     private static let processIdentifier = UUID().uuidString
 
     /// Whether the object has not been saved yet.
-    public var isTemporaryID: Bool {
-        if case .temporary = key { return true }
-        return false
-    }
+    public var isTemporaryID: Bool { space.store == nil }
 
     /// The identifier of the store that holds the object; `nil` for a temporary ID.
-    public var persistentStoreIdentifier: String? {
-        if case .permanent(let store, _) = key { return store }
-        return nil
-    }
+    public var persistentStoreIdentifier: String? { space.store }
 
     /// The number the store gave the object, unique within its entity hierarchy and store;
     /// `nil` for a temporary ID.
-    public var referenceNumber: Int64? {
-        if case .permanent(_, let reference) = key { return reference }
-        return nil
-    }
+    public var referenceNumber: Int64? { space.store == nil ? nil : number }
 
     /// A URI that names the object: `x-strata://<store UUID>/<Entity>/p<reference>` for a saved
     /// object, `x-strata:///<Entity>/t<process UUID>-<number>` for a temporary one (which no coordinator resolves).
@@ -85,17 +99,15 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
         self.init(entityName: entity, key: .permanent(store: store, reference: reference))
     }
 
-    /// Hashes the reference and the entity, not the store's UUID: the objects of one store
-    /// (what dictionaries of IDs mostly hold) share it, so hashing it would only cost time. A
-    /// temporary ID's number is unique in the process by itself, so its entity is left out too.
+    /// Hashes the number and the space's identity: spaces are interned, so that is the same
+    /// as hashing the store and entity, without reading their strings.
     public func hash(into hasher: inout Hasher) {
-        switch key {
-        case .temporary(let number):
-            hasher.combine(number)
-        case .permanent(_, let reference):
-            hasher.combine(reference)
-            hasher.combine(entityName)
-        }
+        hasher.combine(number)
+        hasher.combine(space)
+    }
+
+    public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
+        lhs.number == rhs.number && lhs.space === rhs.space
     }
 
     /// The URI scheme of object URIs.

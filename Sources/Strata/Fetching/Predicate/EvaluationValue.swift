@@ -1,33 +1,15 @@
 import Foundation
 
 /// An object while a predicate is evaluated: its ID, its values, and its entity's layout.
-/// The ID of a stored object is made only when asked for: a scan looks at many more rows than
-/// it returns.
 struct ObjectRef {
-    private let knownID: ManagedObjectID?
-    private let store: String
-    let reference: Int64
+    let id: ManagedObjectID
     let row: Row
     let layout: EntityLayout
 
     init(id: ManagedObjectID, row: Row, layout: EntityLayout) {
-        knownID = id
-        store = id.persistentStoreIdentifier ?? ""
-        reference = id.referenceNumber ?? 0
+        self.id = id
         self.row = row
         self.layout = layout
-    }
-
-    init(store: String, reference: Int64, row: Row, layout: EntityLayout) {
-        knownID = nil
-        self.store = store
-        self.reference = reference
-        self.row = row
-        self.layout = layout
-    }
-
-    var id: ManagedObjectID {
-        knownID ?? ManagedObjectID(entityName: layout.name, key: .permanent(store: store, reference: reference))
     }
 }
 

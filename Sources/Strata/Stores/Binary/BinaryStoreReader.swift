@@ -84,6 +84,7 @@ struct BinaryStoreReader {
     ) throws {
         var chunks = 0
         var objects = 0
+        let spaces = schema.entities.map { ObjectIDSpace.make(store: storeIdentifier, entityName: $0.name) }
         while true {
             let start = offset
             let lengthBytes = try read(4, what: "a record length", chunk: chunks)
@@ -111,7 +112,7 @@ struct BinaryStoreReader {
                 let entity = schema.entities[entityIndex]
                 let count = try record.count(minimumSize: 2 + entity.attributes.count + entity.relationships.count)
                 var rows: [(Int64, Row)] = []
-                for _ in 0..<count { rows.append(try record.row(entity, schema: schema, store: storeIdentifier)) }
+                for _ in 0..<count { rows.append(try record.row(entity, schema: schema, spaces: spaces)) }
                 guard record.isAtEnd else { throw record.fail("the chunk has trailing bytes") }
                 decoded = .success((entityIndex, rows))
                 objects += count
@@ -193,7 +194,7 @@ struct BinaryStoreReader {
 
 extension ByteReader {
     /// One object of `entity`: its reference, version, attribute values and relationship targets.
-    mutating func row(_ entity: StoreSchema.Entity, schema: StoreSchema, store: String) throws -> (Int64, Row) {
+    mutating func row(_ entity: StoreSchema.Entity, schema: StoreSchema, spaces: [ObjectIDSpace]) throws -> (Int64, Row) {
         let reference = try signed()
         guard reference > 0 else { throw fail("an object has the reference number \(reference)") }
         let version = try signed()
@@ -213,12 +214,12 @@ extension ByteReader {
                 let count = try count(minimumSize: 2)
                 var targets: [ManagedObjectID] = []
                 targets.reserveCapacity(count)
-                for _ in 0..<count { targets.append(try target(schema: schema, store: store)) }
+                for _ in 0..<count { targets.append(try target(spaces: spaces)) }
                 relationships.append(.toMany(.init(targets)))
             } else {
                 let present = try byte()
                 guard present <= 1 else { throw fail("a to-one relationship has the marker \(present)") }
-                relationships.append(.toOne(present == 1 ? try target(schema: schema, store: store) : nil))
+                relationships.append(.toOne(present == 1 ? try target(spaces: spaces) : nil))
             }
         }
         return (reference, Row(attributes: attributes, relationships: relationships, version: version))
@@ -231,10 +232,11 @@ extension ByteReader {
         return Int(value)
     }
 
-    private mutating func target(schema: StoreSchema, store: String) throws -> ManagedObjectID {
-        let entityIndex = try index(below: schema.entities.count, "relationship target's entity number")
+    /// - Parameter spaces: the ID space of each of the file's entities in the store, by number.
+    private mutating func target(spaces: [ObjectIDSpace]) throws -> ManagedObjectID {
+        let entityIndex = try index(below: spaces.count, "relationship target's entity number")
         let reference = try signed()
         guard reference > 0 else { throw fail("a relationship points at reference number \(reference)") }
-        return ManagedObjectID(entityName: schema.entities[entityIndex].name, key: .permanent(store: store, reference: reference))
+        return ManagedObjectID(space: spaces[entityIndex], number: reference)
     }
 }
