@@ -155,7 +155,10 @@ struct AttributeIndex: Sendable {
     }
 
     private static func insert(_ value: AttributeValue?, _ reference: Int64, into entries: inout [AttributeValue?: Postings]) {
-        entries[value] = entries[value]?.inserting(reference) ?? .one(reference)
+        // One hash of the value when it is new (most are), a second only when it was there.
+        if let existing = entries.updateValue(.one(reference), forKey: value) {
+            entries[value] = existing.inserting(reference)
+        }
     }
 
     private static func remove(_ value: AttributeValue?, _ reference: Int64, from entries: inout [AttributeValue?: Postings]) {
