@@ -28,19 +28,7 @@ extension ObjectGraph {
             registered[id]?.snapshot = row
         }
         for id in deletedIDs { parentRows[id] = .some(nil) }
-        let saved = inserted.values.filter { !$0.isDeleted } + updated.values.filter { !$0.isDeleted }
-        for object in saved {
-            object.isInserted = false
-            object.isUpdated = false
-        }
-        for object in Array(deleted.values) {
-            unregister(object)
-            object.isDeleted = false
-        }
-        inserted.removeAll()
-        updated.removeAll()
-        propagatedDeletes.removeAll()
-        for object in saved { object.didSave() }
+        finishSave(of: inserted.values.filter { !$0.isDeleted } + updated.values.filter { !$0.isDeleted })
     }
 
     /// A child's saved changes, applied as this context's own unsaved changes.

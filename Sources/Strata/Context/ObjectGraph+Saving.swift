@@ -65,6 +65,16 @@ extension ObjectGraph {
         var rows = RowLookup(stores: generation.stores)
         for object in saved {
             object.snapshot = rows.row(for: object.objectID) ?? object.snapshot
+        }
+        finishSave(of: saved)
+        return didSave
+    }
+
+    /// After a save took the context's changes (to the store, or to the parent context): marks
+    /// the `saved` objects clean, lets the deleted ones go, empties the lists of changes, and
+    /// tells the saved objects.
+    func finishSave(of saved: [ManagedObject]) {
+        for object in saved {
             object.isInserted = false
             object.isUpdated = false
         }
@@ -77,7 +87,6 @@ extension ObjectGraph {
         propagatedDeletes.removeAll()
         resurrected.removeAll()
         for object in saved { object.didSave() }
-        return didSave
     }
 
     private func makeChangeSet(newObjects: [ManagedObject]) -> ChangeSet {
