@@ -19,19 +19,19 @@ struct TableEdits {
 
     private(set) var groups: [Table: [Edit]] = [:]
 
-    /// The table of the previous edit and its place: saves mostly run many objects of one
-    /// entity in a row, and comparing two strings that share their storage costs less than
-    /// hashing them.
-    private var last: (table: Table, group: Dictionary<Table, [Edit]>.Index)?
+    /// The ID space of the previous edit and its group: saves mostly run many objects of one
+    /// entity in a row, and checking that an ID is in the same (interned) space as the last
+    /// costs less than hashing the table's two strings.
+    private var last: (space: ObjectIDSpace, group: Dictionary<Table, [Edit]>.Index)?
 
     mutating func add(_ edit: Edit, store: String) {
-        let table = Table(store: store, entity: edit.objectID.entityName)
-        if let last, last.table == table {
+        if let last, last.space === edit.objectID.space {
             groups.values[last.group].append(edit)
             return
         }
+        let table = Table(store: store, entity: edit.objectID.entityName)
         groups[table, default: []].append(edit)
         guard let index = groups.index(forKey: table) else { return }
-        last = (table, index)
+        last = (edit.objectID.space, index)
     }
 }

@@ -5,12 +5,6 @@ struct ObjectRef {
     let id: ManagedObjectID
     let row: Row
     let layout: EntityLayout
-
-    init(id: ManagedObjectID, row: Row, layout: EntityLayout) {
-        self.id = id
-        self.row = row
-        self.layout = layout
-    }
 }
 
 /// Where evaluation finds the objects that relationships point at.
