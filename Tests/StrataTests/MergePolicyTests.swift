@@ -130,4 +130,47 @@ import Testing
         #expect(chapterTitles == ["One"])
         #expect(chapterBook == savedIDs[1])
     }
+
+    /// Context A deletes a book while B tags it and saves first. A's save conflicts and is
+    /// rebased (by hand under the error policy, by the policy otherwise); the delete's nullify
+    /// rule must then reach the tag B added too, or the store keeps a tag pointing at nothing.
+    @Test(arguments: [MergePolicy.error, .mergeByPropertyObjectTrump, .overwrite])
+    func aRebasedDeleteAppliesItsRuleToWhatTheOtherSaveAdded(_ policy: MergePolicy) async throws {
+        let coordinator = try await makeCoordinator(libraryModel())
+        let (bookID, tagID) = try await backgroundContext(coordinator).perform { context in
+            let book = try Book(context: context)
+            book.title = "Doomed"
+            let tag = try Tag(context: context)
+            tag.label = "new"
+            try context.save()
+            return (book.objectID, tag.objectID)
+        }
+        let deleting = backgroundContext(coordinator)
+        try await deleting.perform { context in
+            context.mergePolicy = policy
+            context.delete(try context.existingObject(with: bookID))
+            context.processPendingChanges()
+        }
+        try await backgroundContext(coordinator).perform { context in
+            let book = try #require(context.existingObject(with: bookID) as? Book)
+            let tag = try #require(context.existingObject(with: tagID) as? Tag)
+            book.tags.insert(tag)
+            try context.save()
+        }
+        try await deleting.perform { context in
+            if policy == .error {
+                let error = try #require(throws: PersistenceError.self) { try context.save() }
+                for id in error.objectIDs {
+                    if let object = context.registeredObject(for: id) { context.refresh(object, mergeChanges: true) }
+                }
+            }
+            try context.save()
+        }
+        let (bookGone, taggedBooks) = try await backgroundContext(coordinator).perform { context in
+            let tag = try #require(context.existingObject(with: tagID) as? Tag)
+            return ((try? context.existingObject(with: bookID)) == nil, tag.books.map(\.objectID))
+        }
+        #expect(bookGone)
+        #expect(taggedBooks.isEmpty, "the tag still holds the deleted book")
+    }
 }

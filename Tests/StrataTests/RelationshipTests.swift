@@ -149,4 +149,55 @@ import Testing
             #expect(author.books.isEmpty)
         }
     }
+
+    /// A context holds an author read before another save took a book from it, and the book
+    /// read after. Giving the book back to that author must reach the store on both sides,
+    /// though the author's stale values already list the book.
+    @Test(arguments: [true, false])
+    func anInverseChangeReachesAnObjectReadFromAnOlderGeneration(givesBack: Bool) async throws {
+        let coordinator = try await makeCoordinator(libraryModel())
+        let (bookID, austenID, eliotID) = try await backgroundContext(coordinator).perform { context in
+            let austen = try Author(context: context)
+            austen.name = "Austen"
+            let eliot = try Author(context: context)
+            eliot.name = "Eliot"
+            let book = try Book(context: context)
+            book.title = "Emma"
+            book.author = austen
+            try context.save()
+            return (book.objectID, austen.objectID, eliot.objectID)
+        }
+        let stale = backgroundContext(coordinator)
+        try await stale.perform { context in
+            let austen = try #require(context.existingObject(with: austenID) as? Author)
+            let eliot = try #require(context.existingObject(with: eliotID) as? Author)
+            #expect(austen.books.count == 1 && eliot.books.isEmpty)
+        }
+        try await backgroundContext(coordinator).perform { context in
+            let book = try #require(context.existingObject(with: bookID) as? Book)
+            book.author = try #require(context.existingObject(with: eliotID) as? Author)
+            try context.save()
+        }
+        try await stale.perform { context in
+            // The book comes in fresh; both authors keep what they read before.
+            let book = try #require(context.object(with: bookID) as? Book)
+            context.refresh(book, mergeChanges: false)
+            #expect(book.author?.objectID == eliotID)
+            if givesBack {
+                book.author = try #require(context.registeredObject(for: austenID) as? Author)
+            } else {
+                book.author = nil
+            }
+            try context.save()
+        }
+        let (author, austenBooks, eliotBooks) = try await backgroundContext(coordinator).perform { context in
+            let book = try #require(context.existingObject(with: bookID) as? Book)
+            let austen = try #require(context.existingObject(with: austenID) as? Author)
+            let eliot = try #require(context.existingObject(with: eliotID) as? Author)
+            return (book.author?.name, austen.books.map(\.title), eliot.books.map(\.title))
+        }
+        #expect(author == (givesBack ? "Austen" : nil))
+        #expect(austenBooks == (givesBack ? ["Emma"] : []))
+        #expect(eliotBooks.isEmpty)
+    }
 }

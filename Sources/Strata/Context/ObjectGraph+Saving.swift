@@ -8,18 +8,25 @@ extension ObjectGraph {
         while let object = deleted.values.first(where: { !propagatedDeletes.contains(ObjectIdentifier($0)) }) {
             propagatedDeletes.insert(ObjectIdentifier(object))
             object.prepareForDeletion()
-            for (index, relationship) in object.layout.relationships.enumerated() {
-                let targets = object.storage.relationships[index].objectIDs
-                switch relationship.deleteRule {
-                case .cascade:
-                    for id in targets { delete(self.object(for: id)) }
-                    fallthrough
-                case .nullify:
-                    guard let inverseIndex = object.layout.inverseSlots[index] else { continue }
-                    for id in targets { remove(object.objectID, from: self.object(for: id), at: inverseIndex) }
-                case .deny, .noAction:
-                    continue
-                }
+            applyDeleteRules(of: object)
+        }
+    }
+
+    /// Applies the delete rules of a deleted object to what its relationships hold now. Safe
+    /// to run again: a deleted object rebased on a newer generation runs them once more, so
+    /// that what another save linked to it meanwhile is nullified or cascaded too.
+    private func applyDeleteRules(of object: ManagedObject) {
+        for (index, relationship) in object.layout.relationships.enumerated() {
+            let targets = object.storage.relationships[index].objectIDs
+            switch relationship.deleteRule {
+            case .cascade:
+                for id in targets { delete(self.object(for: id)) }
+                fallthrough
+            case .nullify:
+                guard let inverseIndex = object.layout.inverseSlots[index] else { continue }
+                for id in targets { remove(object.objectID, from: self.object(for: id), at: inverseIndex) }
+            case .deny, .noAction:
+                continue
             }
         }
     }
@@ -213,7 +220,9 @@ extension ObjectGraph {
             if mergePolicy == .overwrite { object.storage = withoutMissingTargets(object.storage) }
             object.snapshot = store
             reconcileInverses(of: object, from: store)
+            if object.isDeleted { applyDeleteRules(of: object) }
         }
+        processPendingChanges()
     }
 
     /// Every validation problem of the objects about to be saved, thrown as one error.
@@ -311,6 +320,7 @@ extension ObjectGraph {
             object.storage = merge(object.storage, onto: latest, since: object.snapshot ?? latest, contextWins: true)
             object.snapshot = latest
             reconcileInverses(of: object, from: latest)
+            if object.isDeleted { applyDeleteRules(of: object) }
             return
         }
         updated[ObjectIdentifier(object)] = nil
@@ -360,7 +370,7 @@ extension ObjectGraph {
             }
             for added in now.subtracting(before) {
                 let target = self.object(for: added)
-                target.willAccessValues()
+                catchUp(target)
                 switch target.storage.relationships[inverse] {
                 case .toOne(let previous):
                     guard previous != object.objectID else { continue }
