@@ -200,4 +200,55 @@ import Testing
         #expect(austenBooks == (givesBack ? ["Emma"] : []))
         #expect(eliotBooks.isEmpty)
     }
+
+    /// As above, but the author has unsaved changes of its own, so its save conflicts and is
+    /// rebased on the store, which no longer lists the book: the rebase must keep the book the
+    /// context gave it.
+    @Test(arguments: [MergePolicy.error, .mergeByPropertyObjectTrump])
+    func anInverseChangeSurvivesTheRebaseOfAChangedObject(_ policy: MergePolicy) async throws {
+        let coordinator = try await makeCoordinator(libraryModel())
+        let (bookID, austenID, eliotID) = try await backgroundContext(coordinator).perform { context in
+            let austen = try Author(context: context)
+            austen.name = "Austen"
+            let eliot = try Author(context: context)
+            eliot.name = "Eliot"
+            let book = try Book(context: context)
+            book.title = "Emma"
+            book.author = austen
+            try context.save()
+            return (book.objectID, austen.objectID, eliot.objectID)
+        }
+        let stale = backgroundContext(coordinator)
+        try await stale.perform { context in
+            context.mergePolicy = policy
+            let austen = try #require(context.existingObject(with: austenID) as? Author)
+            austen.name = "Jane Austen"
+        }
+        try await backgroundContext(coordinator).perform { context in
+            let book = try #require(context.existingObject(with: bookID) as? Book)
+            book.author = try #require(context.existingObject(with: eliotID) as? Author)
+            try context.save()
+        }
+        try await stale.perform { context in
+            let book = try #require(context.object(with: bookID) as? Book)
+            context.refresh(book, mergeChanges: false)
+            book.author = try #require(context.registeredObject(for: austenID) as? Author)
+            if policy == .error {
+                let error = try #require(throws: PersistenceError.self) { try context.save() }
+                for id in error.objectIDs {
+                    if let object = context.registeredObject(for: id) { context.refresh(object, mergeChanges: true) }
+                }
+            }
+            try context.save()
+        }
+        let (author, austenBooks, eliotBooks) = try await backgroundContext(coordinator).perform { context in
+            let book = try #require(context.existingObject(with: bookID) as? Book)
+            let austen = try #require(context.existingObject(with: austenID) as? Author)
+            let eliot = try #require(context.existingObject(with: eliotID) as? Author)
+            return (book.author?.name, austen.books.map(\.title), eliot.books.map(\.title))
+        }
+        #expect(author == "Jane Austen")
+        #expect(austenBooks == ["Emma"])
+        #expect(eliotBooks.isEmpty)
+    }
 }

@@ -24,7 +24,7 @@ extension ObjectGraph {
 
     /// Takes `id` out of one relationship of `object`, without touching any inverse.
     func remove(_ id: ManagedObjectID, from object: ManagedObject, at index: Int) {
-        catchUp(object)
+        catchUp(object, at: index)
         switch object.storage.relationships[index] {
         case .toOne(id):
             object.storage.relationships[index] = .toOne(nil)
@@ -43,7 +43,7 @@ extension ObjectGraph {
     /// Points the inverse relationship of `target` at `source`. When that inverse is to-one,
     /// the object it pointed at before loses `target` from its own forward relationship.
     private func link(_ target: ManagedObject, at inverseIndex: Int, to source: ManagedObject, forwardIndex: Int) {
-        catchUp(target)
+        catchUp(target, at: inverseIndex)
         switch target.storage.relationships[inverseIndex] {
         case .toOne(let previous):
             guard previous != source.objectID else { return }
@@ -61,24 +61,36 @@ extension ObjectGraph {
         }
     }
 
-    /// Readies an object whose relationship is about to change as the inverse of another's.
+    /// Readies an object whose relationship at `index` is about to change as the inverse of
+    /// another's.
     ///
-    /// An object without unsaved changes keeps the values of the generation it was read from,
-    /// which can be older than the context's now (a save, a refresh, a merge moved the context
-    /// on). Changed on the strength of those values, an inverse change could be lost: adding a
-    /// book to an author whose old values list it already changes nothing, though the store's
-    /// author no longer does. So such an object first takes the context's values (its transient
-    /// attributes stay). An object with unsaved changes keeps them: its save is checked against
-    /// the version it read, and a conflict brings it up to date.
-    func catchUp(_ object: ManagedObject) {
+    /// An object keeps the values of the generation it was read from, which can be older than
+    /// the context's now (a save, a refresh, a merge moved the context on). Changed on the
+    /// strength of those values, an inverse change could be lost: adding a book to an author
+    /// whose old values list it already changes nothing, though the store's author no longer
+    /// lists it. So the object first catches up with the context's generation:
+    /// - without unsaved changes, it takes that generation's values (its transient attributes stay);
+    /// - with unsaved changes, only this relationship is merged onto that generation's, and the
+    ///   object's snapshot takes that relationship as its saved value, so that a later rebase
+    ///   counts the inverse change as the context's own. Its other values keep the version they
+    ///   were read at: a save still conflicts on what another save changed there.
+    func catchUp(_ object: ManagedObject, at index: Int) {
         object.willAccessValues()
-        guard !object.isUpdated, !object.isInserted, !object.isDeleted,
-              let current = storedRow(for: object.objectID), current != object.snapshot else { return }
-        var values = current
-        for (index, attribute) in object.layout.attributes.enumerated() where attribute.isTransient {
-            values.attributes[index] = object.storage.attributes[index]
+        guard !object.isInserted, !object.isDeleted, let snapshot = object.snapshot,
+              let current = storedRow(for: object.objectID), current != snapshot else { return }
+        if object.isUpdated {
+            guard current.relationships[index] != snapshot.relationships[index] else { return }
+            object.storage.relationships[index] = mergedTargets(
+                object.storage.relationships[index], onto: current.relationships[index], since: snapshot.relationships[index],
+                contextWins: true)
+            object.snapshot?.relationships[index] = current.relationships[index]
+        } else {
+            var values = current
+            for (index, attribute) in object.layout.attributes.enumerated() where attribute.isTransient {
+                values.attributes[index] = object.storage.attributes[index]
+            }
+            object.storage = values
+            object.snapshot = current
         }
-        object.storage = values
-        object.snapshot = current
     }
 }

@@ -343,18 +343,27 @@ extension ObjectGraph {
             if changed && (contextWins || !theirs) { merged.attributes[index] = mine.attributes[index] }
         }
         for index in mine.relationships.indices where mine.relationships[index] != old.relationships[index] {
-            switch (mine.relationships[index], old.relationships[index], store.relationships[index]) {
-            case (.toMany(let ours), .toMany(let before), .toMany(var theirs)):
-                for added in ours where !before.contains(added) { theirs.append(added) }
-                for removed in before where !ours.contains(removed) { theirs.remove(removed) }
-                merged.relationships[index] = .toMany(theirs)
-            default:
-                if contextWins || store.relationships[index] == old.relationships[index] {
-                    merged.relationships[index] = mine.relationships[index]
-                }
-            }
+            merged.relationships[index] = mergedTargets(
+                mine.relationships[index], onto: store.relationships[index], since: old.relationships[index], contextWins: contextWins)
         }
         return withoutMissingTargets(merged)
+    }
+
+    /// One relationship's targets, the context's changes since `old` replayed onto `store`'s:
+    /// to-many relationships take both sides' additions and removals, to-one ones the
+    /// context's value when it wins or the store's did not change.
+    func mergedTargets(
+        _ mine: RelationshipTargets, onto store: RelationshipTargets, since old: RelationshipTargets, contextWins: Bool
+    ) -> RelationshipTargets {
+        guard mine != old else { return store }
+        switch (mine, old, store) {
+        case (.toMany(let ours), .toMany(let before), .toMany(var theirs)):
+            for added in ours where !before.contains(added) { theirs.append(added) }
+            for removed in before where !ours.contains(removed) { theirs.remove(removed) }
+            return .toMany(theirs)
+        default:
+            return contextWins || store == old ? mine : store
+        }
     }
 
     /// After a merge, the objects that the store had in a relationship and the merge took out
@@ -370,7 +379,7 @@ extension ObjectGraph {
             }
             for added in now.subtracting(before) {
                 let target = self.object(for: added)
-                catchUp(target)
+                catchUp(target, at: inverse)
                 switch target.storage.relationships[inverse] {
                 case .toOne(let previous):
                     guard previous != object.objectID else { continue }
