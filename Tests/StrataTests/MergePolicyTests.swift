@@ -173,4 +173,39 @@ import Testing
         #expect(bookGone)
         #expect(taggedBooks.isEmpty, "the tag still holds the deleted book")
     }
+
+    /// Context A gives a book to a new author while B retitles the book and saves first.
+    /// Under the rollback policy A's change to the book is thrown away: the author it gave
+    /// the book to must let it go too, or the store would hold an author listing a book that
+    /// points elsewhere.
+    @Test func aRolledBackLinkIsUndoneOnTheOtherSide() async throws {
+        let coordinator = try await makeCoordinator(libraryModel())
+        let (bookID, authorID) = try await backgroundContext(coordinator).perform { context in
+            let book = try Book(context: context)
+            book.title = "Draft"
+            let author = try Author(context: context)
+            author.name = "Austen"
+            try context.save()
+            return (book.objectID, author.objectID)
+        }
+        let rolling = backgroundContext(coordinator)
+        try await rolling.perform { context in
+            context.mergePolicy = .rollback
+            let book = try #require(context.existingObject(with: bookID) as? Book)
+            book.author = try #require(context.existingObject(with: authorID) as? Author)
+        }
+        try await backgroundContext(coordinator).perform { context in
+            try #require(context.existingObject(with: bookID) as? Book).title = "Emma"
+            try context.save()
+        }
+        try await rolling.perform { try $0.save() }
+        let (title, author, books) = try await backgroundContext(coordinator).perform { context in
+            let book = try #require(context.existingObject(with: bookID) as? Book)
+            let author = try #require(context.existingObject(with: authorID) as? Author)
+            return (book.title, book.author?.name, author.books.map(\.title))
+        }
+        #expect(title == "Emma")
+        #expect(author == nil)
+        #expect(books.isEmpty)
+    }
 }

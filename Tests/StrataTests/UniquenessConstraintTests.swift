@@ -113,4 +113,56 @@ import Testing
         }
         #expect(try await Self.people(coordinator) == ["grace@example.org Grace 85"])
     }
+
+    /// A stored tag "swift" holds one item. A context inserts "swift" again and gives it to a
+    /// new item: after the upsert both items hold the stored tag, and the tag holds both
+    /// (overwrite writes the in-memory tag whole: it holds the new item only, and the old item
+    /// lets it go). Each side of every link agrees.
+    @Test(arguments: [
+        (MergePolicy.mergeByPropertyObjectTrump, ["new", "old"]),
+        (.mergeByPropertyStoreTrump, ["new", "old"]),
+        (.rollback, ["new", "old"]),
+        (.overwrite, ["new"]),
+    ])
+    func anUpsertKeepsTheLinksOfBothObjects(_ policy: MergePolicy, _ expected: [String]) async throws {
+        let model = try ManagedObjectModel {
+            EntityDescription("Item") {
+                AttributeDescription("name", .string)
+                RelationshipDescription("tags", toMany: "Tag", inverse: "items")
+            }
+            EntityDescription("Tag") {
+                AttributeDescription("code", .string)
+                RelationshipDescription("items", toMany: "Item", inverse: "tags")
+                UniquenessConstraint("code")
+            }
+        }
+        let coordinator = try await makeCoordinator(model)
+        try await backgroundContext(coordinator).perform { try Self.saveItem("old", taggedSwift: $0) }
+        try await backgroundContext(coordinator).perform { context in
+            context.mergePolicy = policy
+            try Self.saveItem("new", taggedSwift: context)
+        }
+        let (tagCount, holders, itemTags) = try await backgroundContext(coordinator).perform { context in
+            let tags = try context.fetch(FetchRequest<ManagedObject>(entityName: "Tag"))
+            let holders = try (tags.first?.value(forKey: "items") as? Set<ManagedObject> ?? []).map { try $0.value(forKey: "name") as? String ?? "" }
+            var itemTags: [String: Int] = [:]
+            for item in try context.fetch(FetchRequest<ManagedObject>(entityName: "Item")) {
+                itemTags[try item.value(forKey: "name") as? String ?? ""] = (try item.value(forKey: "tags") as? Set<ManagedObject>)?.count
+            }
+            return (tags.count, holders.sorted(), itemTags)
+        }
+        #expect(tagCount == 1)
+        #expect(holders == expected)
+        #expect(itemTags == ["old": expected.contains("old") ? 1 : 0, "new": 1])
+    }
+
+    /// Saves a new item with a new tag "swift".
+    static func saveItem(_ name: String, taggedSwift context: isolated ManagedObjectContext) throws {
+        let item = try context.insertNewObject(forEntityName: "Item")
+        try item.setValue(name, forKey: "name")
+        let tag = try context.insertNewObject(forEntityName: "Tag")
+        try tag.setValue("swift", forKey: "code")
+        try item.setValue(Set([tag]), forKey: "tags")
+        try context.save()
+    }
 }

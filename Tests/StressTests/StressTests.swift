@@ -44,6 +44,8 @@ import Testing
         let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model)
         try await coordinator.addPersistentStore(type: .binary, at: url)
         let shared = Shared()
+        let observer = Self.observeSaves()
+        defer { NotificationCenter.default.removeObserver(observer) }
         let operations = max(20, Int(400 * Self.scale))
         let contexts = 4
 
@@ -205,15 +207,33 @@ import Testing
         }
     }
 
-    /// Saves, and records what the save wrote (every attribute of every saved object).
+    /// Saves, and records what the save wrote (every attribute of every saved object): the
+    /// objects its did-save notification names, which include any the save changed on its own
+    /// (the other side of a link, made after a rebase), not only those the worker changed.
     static func saveAndRecord(_ context: isolated ManagedObjectContext) throws -> Written? {
-        let changed = context.insertedObjects.union(context.updatedObjects).filter { !$0.isDeleted }
-        let deleted = Set(context.deletedObjects.filter { !$0.isInserted }.map(\.objectID))
         guard context.hasChanges else { return nil }
         try context.save()
+        guard let saved = lastSaves.withLock({ $0.removeValue(forKey: ObjectIdentifier(context)) }) else { return nil }
         var values: [ManagedObjectID: [String]] = [:]
-        for object in changed { values[object.objectID] = try describe(object) }
-        return Written(generation: context.queryGenerationToken, values: values, deleted: deleted)
+        for id in saved.written {
+            guard let object = context.registeredObject(for: id) else { continue }
+            values[id] = try describe(object)
+        }
+        return Written(generation: context.queryGenerationToken, values: values, deleted: saved.deleted)
+    }
+
+    /// The objects each context's last save wrote and deleted, from its did-save notification
+    /// (which `save()` posts before it returns).
+    static let lastSaves = Locked<[ObjectIdentifier: (written: Set<ManagedObjectID>, deleted: Set<ManagedObjectID>)]>([:])
+
+    static func observeSaves() -> any NSObjectProtocol {
+        NotificationCenter.default.addObserver(forName: ContextDidSave.notificationName, object: nil, queue: nil) { note in
+            guard let context = note.object as? ManagedObjectContext else { return }
+            func ids(_ key: String) -> Set<ManagedObjectID> { note.userInfo?[key] as? Set<ManagedObjectID> ?? [] }
+            let saved = (written: ids(ContextDidSave.insertedObjectIDsKey).union(ids(ContextDidSave.updatedObjectIDsKey)),
+                         deleted: ids(ContextDidSave.deletedObjectIDsKey))
+            lastSaves.withLock { $0[ObjectIdentifier(context)] = saved }
+        }
     }
 
     static func describe(_ object: ManagedObject) throws -> [String] {
@@ -240,27 +260,10 @@ import Testing
     }
 
     static func reloadedState(url: URL, coordinator: PersistentStoreCoordinator) async throws -> ([ManagedObjectID: [String]], [String]) {
-        if let store = coordinator.persistentStores.first { try await coordinator.removePersistentStore(store) }
-        let fresh = PersistentStoreCoordinator(managedObjectModel: model)
-        try await fresh.addPersistentStore(type: .binary, at: url)
+        let fresh = try await StoreChecks.reopen(url, leaving: coordinator, model: model)
         let state = try await Self.state(coordinator: fresh)
         let disagreements = try await ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: fresh).perform { context in
-            var disagreements: [String] = []
-            for item in try context.fetch(FetchRequest<ManagedObject>(entityName: "Item")) {
-                if let group = try item.value(forKey: "group") as? ManagedObject,
-                   (try group.value(forKey: "items") as? Set<ManagedObject>)?.contains(item) != true {
-                    disagreements.append("\(item.objectID).group = \(group.objectID), which does not hold it in items")
-                }
-            }
-            for group in try context.fetch(FetchRequest<ManagedObject>(entityName: "Group")) {
-                for item in (try group.value(forKey: "items") as? Set<ManagedObject>) ?? [] {
-                    let owner = try item.value(forKey: "group") as? ManagedObject
-                    if owner !== group {
-                        disagreements.append("\(group.objectID).items holds \(item.objectID), whose group is \(owner?.objectID.description ?? "nil")")
-                    }
-                }
-            }
-            return disagreements
+            try StoreChecks.inverseDisagreements(context, model: model)
         }
         return (state, disagreements)
     }

@@ -25,6 +25,7 @@ extension ObjectGraph {
     /// Takes `id` out of one relationship of `object`, without touching any inverse.
     func remove(_ id: ManagedObjectID, from object: ManagedObject, at index: Int) {
         catchUp(object, at: index)
+        guard !object.isFault else { return }  // gone from the store: nothing to take out
         switch object.storage.relationships[index] {
         case .toOne(id):
             object.storage.relationships[index] = .toOne(nil)
@@ -44,6 +45,9 @@ extension ObjectGraph {
     /// the object it pointed at before loses `target` from its own forward relationship.
     private func link(_ target: ManagedObject, at inverseIndex: Int, to source: ManagedObject, forwardIndex: Int) {
         catchUp(target, at: inverseIndex)
+        // Gone from the store: the coordinator refuses a save pointing at it, and a rebase
+        // drops the pointer.
+        guard !target.isFault else { return }
         switch target.storage.relationships[inverseIndex] {
         case .toOne(let previous):
             guard previous != source.objectID else { return }
@@ -84,6 +88,7 @@ extension ObjectGraph {
                 object.storage.relationships[index], onto: current.relationships[index], since: snapshot.relationships[index],
                 contextWins: true)
             object.snapshot?.relationships[index] = current.relationships[index]
+            rebasedSinceSave = true
         } else {
             var values = current
             for (index, attribute) in object.layout.attributes.enumerated() where attribute.isTransient {
@@ -91,6 +96,48 @@ extension ObjectGraph {
             }
             object.storage = values
             object.snapshot = current
+        }
+    }
+
+    /// Before a commit that follows a rebase: every link the objects to save make or break,
+    /// relative to the values they were read with, is made or broken on the other side too.
+    ///
+    /// Setting a relationship keeps both sides in step as it goes; a rebase decides object by
+    /// object (a merge policy may keep one side's change and the store's value on the other),
+    /// and can leave two objects of the context disagreeing. The coordinator refuses a save
+    /// that would store such a disagreement; this pass keeps the context from making one.
+    /// The side being saved wins: its change is what the save is about.
+    func repairInverses() {
+        guard rebasedSinceSave else { return }
+        for _ in 0..<4 {
+            var repaired = false
+            for source in inserted.values.elements + updated.values.elements where !source.isDeleted {
+                for index in source.storage.relationships.indices {
+                    guard let inverse = source.layout.inverseSlots[index] else { continue }
+                    let now = source.storage.relationships[index]
+                    // A new object, or one written back after another save deleted it, makes every link anew.
+                    let isNew = source.isInserted || resurrected.contains(ObjectIdentifier(source))
+                    let before = isNew ? nil : source.snapshot?.relationships[index]
+                    guard now != before else { continue }
+                    for id in now.objectIDs where before?.contains(id) != true {
+                        let target = object(for: id)
+                        guard !target.isDeleted else { continue }
+                        catchUp(target, at: inverse)
+                        guard !target.storage.relationships[inverse].contains(source.objectID) else { continue }
+                        link(target, at: inverse, to: source, forwardIndex: index)
+                        repaired = true
+                    }
+                    for id in before?.objectIDs ?? [] where !now.contains(id) && (registered[id] != nil || storedRow(for: id) != nil) {
+                        let target = object(for: id)
+                        guard !target.isDeleted else { continue }
+                        catchUp(target, at: inverse)
+                        guard target.storage.relationships[inverse].contains(source.objectID) else { continue }
+                        remove(source.objectID, from: target, at: inverse)
+                        repaired = true
+                    }
+                }
+            }
+            if !repaired { break }
         }
     }
 }

@@ -52,6 +52,7 @@ extension ObjectGraph {
         var didSave: ContextDidSave?
         var newObjects: [ManagedObject] = []
         for attempt in 1... {
+            repairInverses()
             let candidates = inserted.values.filter { !$0.isDeleted }
             let changes = makeChangeSet(newObjects: candidates)
             guard !changes.isEmpty else { break }
@@ -70,7 +71,9 @@ extension ObjectGraph {
         }
         let saved = newObjects + updated.values.filter { !$0.isDeleted }
         var rows = RowLookup(stores: generation.stores)
-        for object in saved {
+        // An object whose changes came to nothing was not written: it keeps the snapshot its
+        // values go with, however much newer the generation's row is.
+        for object in saved where object.hasChangedValues || resurrected.contains(ObjectIdentifier(object)) {
             object.snapshot = rows.row(for: object.objectID) ?? object.snapshot
         }
         finishSave(of: saved)
@@ -93,6 +96,7 @@ extension ObjectGraph {
         updated.removeAll()
         propagatedDeletes.removeAll()
         resurrected.removeAll()
+        rebasedSinceSave = false
         for object in saved { object.didSave() }
     }
 
@@ -115,27 +119,52 @@ extension ObjectGraph {
     }
 
     /// Resolves uniqueness clashes as the merge policy says: an inserted object that clashes
-    /// with a stored one becomes that object (Core Data's "upsert"), keeping its own values
-    /// (object trump, overwrite) or the store's (store trump, rollback). Returns false when a
-    /// clash cannot be resolved that way (an update clashed), so the save fails.
+    /// with a stored one becomes that object (Core Data's "upsert"), keeping its own attribute
+    /// values (object trump, overwrite) or the store's (store trump, rollback). Its to-many
+    /// relationships take the stored object's targets and its own (overwrite: its own only);
+    /// a to-one relationship follows the attributes' rule. Every object on the other side of a
+    /// link is then put in step. Returns false when a clash cannot be resolved that way (an
+    /// update clashed), so the save fails.
     private func resolveConstraintConflicts(_ conflicts: [ConstraintConflict]) throws -> Bool {
         let latest = coordinator.currentGeneration
         generation = latest
+        rebasedSinceSave = true
+        let keepMine = mergePolicy == .mergeByPropertyObjectTrump || mergePolicy == .overwrite
         var mapping: [ManagedObjectID: ManagedObjectID] = [:]
+        // What the context's other objects believe the relationships of each upserted object
+        // hold: the inserted object's, and the stored object's as this context had it. The
+        // merged values may keep neither.
+        var believed: [ManagedObjectID: [[RelationshipTargets]]] = [:]
         for conflict in conflicts {
             guard let stored = conflict.storeObjectID, let storeRow = latest.row(for: stored) else { return false }
             for id in conflict.conflictingObjectIDs {
                 guard let object = registered[id], object.isInserted, mapping[id] == nil else { return false }
-                let keepMine = mergePolicy == .mergeByPropertyObjectTrump || mergePolicy == .overwrite
+                // The stored object, with what this context changed of it (if it has it), then
+                // the inserted object's values where the policy says they win.
                 var merged = storeRow
+                if let held = registered[stored], !held.isFault {
+                    believed[stored, default: []].append(held.storage.relationships)
+                    if held.isUpdated {
+                        merged = merge(held.storage, onto: storeRow, since: held.snapshot ?? storeRow, contextWins: true)
+                    }
+                }
                 if keepMine {
                     for index in merged.attributes.indices where object.storage.attributes[index] != nil || mergePolicy == .overwrite {
                         merged.attributes[index] = object.storage.attributes[index]
                     }
-                    for index in merged.relationships.indices where !object.storage.relationships[index].isEmpty || mergePolicy == .overwrite {
-                        merged.relationships[index] = object.storage.relationships[index]
+                }
+                for index in merged.relationships.indices {
+                    switch (merged.relationships[index], object.storage.relationships[index]) {
+                    case (.toMany(var theirs), .toMany(let ours)) where mergePolicy != .overwrite:
+                        // Links other objects made to the inserted object are theirs, not in
+                        // conflict: they carry over to the stored object.
+                        theirs.append(contentsOf: ours)
+                        merged.relationships[index] = .toMany(theirs)
+                    case (_, let ours):
+                        if mergePolicy == .overwrite || (keepMine && !ours.isEmpty) { merged.relationships[index] = ours }
                     }
                 }
+                believed[stored, default: []].append(object.storage.relationships)
                 inserted[ObjectIdentifier(object)] = nil
                 registered[id] = nil
                 object.isInserted = false
@@ -161,8 +190,16 @@ extension ObjectGraph {
         for object in inserted.values.elements + updated.values.elements + deleted.values.elements {
             object.storage.relationships = object.storage.relationships.map { $0.replacing(mapping) ?? $0 }
         }
-        for object in updated.values where mapping.values.contains(object.objectID) {
+        // What the store held and what the context believed now agree with the merged values:
+        // links the merge dropped are undone on the other side, links it kept are made there.
+        for object in updated.values {
+            guard let rows = believed[object.objectID] else { continue }
             reconcileInverses(of: object, from: object.snapshot ?? object.storage)
+            for relationships in rows {
+                var row = object.storage
+                row.relationships = relationships.map { $0.replacing(mapping) ?? $0 }
+                reconcileInverses(of: object, from: row)
+            }
         }
         return true
     }
@@ -189,9 +226,11 @@ extension ObjectGraph {
     private func resolveConflicts(_ ids: [ManagedObjectID]) {
         let latest = coordinator.currentGeneration
         generation = latest
+        rebasedSinceSave = true
         for id in ids {
             guard let object = registered[id] else { continue }
             let old = object.snapshot ?? Row(emptyFor: object.layout)
+            let mine = object.storage
             guard let store = latest.row(for: id) else {
                 // The other save deleted the object.
                 if mergePolicy == .overwrite || mergePolicy == .mergeByPropertyObjectTrump, !object.isDeleted {
@@ -219,7 +258,9 @@ extension ObjectGraph {
             }
             if mergePolicy == .overwrite { object.storage = withoutMissingTargets(object.storage) }
             object.snapshot = store
+            // Links the store holds and links the context made: each side agrees with the result.
             reconcileInverses(of: object, from: store)
+            reconcileInverses(of: object, from: mine)
             if object.isDeleted { applyDeleteRules(of: object) }
         }
         processPendingChanges()
@@ -317,9 +358,12 @@ extension ObjectGraph {
         guard !object.isInserted else { return }
         let latest = storedRow(for: object.objectID)
         if mergeChanges, !object.isFault, let latest {
-            object.storage = merge(object.storage, onto: latest, since: object.snapshot ?? latest, contextWins: true)
+            rebasedSinceSave = true
+            let mine = object.storage
+            object.storage = merge(mine, onto: latest, since: object.snapshot ?? latest, contextWins: true)
             object.snapshot = latest
             reconcileInverses(of: object, from: latest)
+            reconcileInverses(of: object, from: mine)
             if object.isDeleted { applyDeleteRules(of: object) }
             return
         }

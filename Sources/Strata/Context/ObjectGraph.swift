@@ -42,6 +42,10 @@ final class ObjectGraph {
     var name: String?
     /// Objects the store deleted that a merge policy writes back: saved as inserts.
     var resurrected: Set<ObjectIdentifier> = []
+    /// Whether objects were rebased on newer values since the last save (a refresh that kept
+    /// changes, a merge policy's resolution, an upsert): the next save first makes sure
+    /// both sides of every link it writes agree (see `repairInverses()`).
+    var rebasedSinceSave = false
 
     init(coordinator: PersistentStoreCoordinator, parent: ManagedObjectContext? = nil) {
         self.coordinator = coordinator

@@ -108,21 +108,37 @@ extension PersistentStoreCoordinator {
 
     /// Every object a saved row points at must be in the new generation: a save must not point
     /// at an object another save deleted meanwhile. (Such a save is a conflict: the context
-    /// refreshes and tries again.)
+    /// refreshes and tries again.) And every link a save makes or breaks must be made or broken
+    /// on the other side too, so that the store's inverse relationships always agree, whatever
+    /// the contexts did: a save that would leave one side behind is a conflict as well.
     private func checkTargets(
         of changes: ChangeSet, in stores: [String: [String: Generation.Table]], created: [TableEdits.Table: ReferenceMembership]
     ) throws {
         var dangling: [ManagedObjectID] = []
+        var oneSided: Set<ManagedObjectID> = []
         let base = currentGeneration
         var lookup = RowLookup(stores: stores, created: created)
         func check(_ id: ManagedObjectID, _ row: Row, before: Row?) {
             var points = true
+            let inverseSlots = managedObjectModel.layout(for: id.entityName)?.inverseSlots ?? []
             // An unchanged relationship adds no pointer, and needs no set of its old targets.
             for (index, targets) in row.relationships.enumerated() where before?.relationships[index] != targets {
                 // Only pointers the save adds: an old dangling one (a no-action delete rule's) stays allowed.
                 let old = before.map { Set($0.relationships[index].objectIDs) } ?? []
+                let inverse = index < inverseSlots.count ? inverseSlots[index] : nil
                 targets.forEachTarget { target in
-                    if points, !old.contains(target), !lookup.contains(target) { points = false }
+                    guard !old.contains(target) else { return }
+                    guard lookup.contains(target) else {
+                        points = false
+                        return
+                    }
+                    if let inverse, lookup.row(for: target)?.relationships[inverse].contains(id) == false {
+                        oneSided.formUnion([id, target])
+                    }
+                }
+                guard let inverse, let before else { continue }
+                for target in before.relationships[index].objectIDs where !targets.contains(target) {
+                    if lookup.row(for: target)?.relationships[inverse].contains(id) == true { oneSided.formUnion([id, target]) }
                 }
             }
             if !points { dangling.append(id) }
@@ -149,6 +165,13 @@ extension PersistentStoreCoordinator {
                 .conflict, objectIDs: dangling,
                 "\(dangling.count) object(s) point at objects another save deleted; nothing was saved: refresh them and save again")
         }
+        guard oneSided.isEmpty else {
+            let ids = oneSided.sorted { $0.description < $1.description }
+            throw PersistenceError(
+                .conflict, objectIDs: ids,
+                "\(ids.count) object(s) would disagree with the inverse of a relationship (another save changed the other side "
+                    + "meanwhile): \(ids.map(\.description).joined(separator: ", ")). Nothing was saved; refresh them and save again")
+        }
     }
 
     /// No two objects may share the values of a uniqueness constraint: a save that would make
@@ -165,6 +188,14 @@ extension PersistentStoreCoordinator {
                     matching: values, slots: constraint.slots, constraint: constraint.names, excluding: id, store: store,
                     model: managedObjectModel, entity: id.entityName)
                 {
+                    // A clash with an object this save inserts is reported once, from the
+                    // inserted object's side: an update meets it there, and of two inserts the
+                    // later-numbered one clashes with the earlier.
+                    if let otherNumber = other.referenceNumber, changes.inserted[other] != nil,
+                        changes.inserted[id] == nil || otherNumber > id.referenceNumber ?? 0
+                    {
+                        continue
+                    }
                     conflicts.append(ConstraintConflict(constraint: constraint.names, conflictingObjectIDs: [id], storeObjectID: other))
                 }
             }

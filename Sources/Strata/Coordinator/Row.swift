@@ -43,6 +43,13 @@ package enum RelationshipTargets: Sendable, Hashable {
         }
     }
 
+    func contains(_ target: ManagedObjectID) -> Bool {
+        switch self {
+        case .toOne(let id): id == target
+        case .toMany(let ids): ids.contains(target)
+        }
+    }
+
     /// Calls `body` with every target, without making an array of them as ``objectIDs`` does
     /// (for the loops that visit every relationship of every row).
     func forEachTarget(_ body: (ManagedObjectID) throws -> Void) rethrows {
