@@ -156,28 +156,14 @@ import Testing
     @Test(arguments: [true, false])
     func anInverseChangeReachesAnObjectReadFromAnOlderGeneration(givesBack: Bool) async throws {
         let coordinator = try await makeCoordinator(libraryModel())
-        let (bookID, austenID, eliotID) = try await backgroundContext(coordinator).perform { context in
-            let austen = try Author(context: context)
-            austen.name = "Austen"
-            let eliot = try Author(context: context)
-            eliot.name = "Eliot"
-            let book = try Book(context: context)
-            book.title = "Emma"
-            book.author = austen
-            try context.save()
-            return (book.objectID, austen.objectID, eliot.objectID)
-        }
+        let (bookID, austenID, eliotID) = try await Self.saveEmmaByAusten(coordinator)
         let stale = backgroundContext(coordinator)
         try await stale.perform { context in
             let austen = try #require(context.existingObject(with: austenID) as? Author)
             let eliot = try #require(context.existingObject(with: eliotID) as? Author)
             #expect(austen.books.count == 1 && eliot.books.isEmpty)
         }
-        try await backgroundContext(coordinator).perform { context in
-            let book = try #require(context.existingObject(with: bookID) as? Book)
-            book.author = try #require(context.existingObject(with: eliotID) as? Author)
-            try context.save()
-        }
+        try await Self.giveBook(bookID, to: eliotID, coordinator)
         try await stale.perform { context in
             // The book comes in fresh; both authors keep what they read before.
             let book = try #require(context.object(with: bookID) as? Book)
@@ -190,12 +176,7 @@ import Testing
             }
             try context.save()
         }
-        let (author, austenBooks, eliotBooks) = try await backgroundContext(coordinator).perform { context in
-            let book = try #require(context.existingObject(with: bookID) as? Book)
-            let austen = try #require(context.existingObject(with: austenID) as? Author)
-            let eliot = try #require(context.existingObject(with: eliotID) as? Author)
-            return (book.author?.name, austen.books.map(\.title), eliot.books.map(\.title))
-        }
+        let (author, austenBooks, eliotBooks) = try await Self.whoHoldsEmma(coordinator, bookID, austenID, eliotID)
         #expect(author == (givesBack ? "Austen" : nil))
         #expect(austenBooks == (givesBack ? ["Emma"] : []))
         #expect(eliotBooks.isEmpty)
@@ -207,28 +188,14 @@ import Testing
     @Test(arguments: [MergePolicy.error, .mergeByPropertyObjectTrump])
     func anInverseChangeSurvivesTheRebaseOfAChangedObject(_ policy: MergePolicy) async throws {
         let coordinator = try await makeCoordinator(libraryModel())
-        let (bookID, austenID, eliotID) = try await backgroundContext(coordinator).perform { context in
-            let austen = try Author(context: context)
-            austen.name = "Austen"
-            let eliot = try Author(context: context)
-            eliot.name = "Eliot"
-            let book = try Book(context: context)
-            book.title = "Emma"
-            book.author = austen
-            try context.save()
-            return (book.objectID, austen.objectID, eliot.objectID)
-        }
+        let (bookID, austenID, eliotID) = try await Self.saveEmmaByAusten(coordinator)
         let stale = backgroundContext(coordinator)
         try await stale.perform { context in
             context.mergePolicy = policy
             let austen = try #require(context.existingObject(with: austenID) as? Author)
             austen.name = "Jane Austen"
         }
-        try await backgroundContext(coordinator).perform { context in
-            let book = try #require(context.existingObject(with: bookID) as? Book)
-            book.author = try #require(context.existingObject(with: eliotID) as? Author)
-            try context.save()
-        }
+        try await Self.giveBook(bookID, to: eliotID, coordinator)
         try await stale.perform { context in
             let book = try #require(context.object(with: bookID) as? Book)
             context.refresh(book, mergeChanges: false)
@@ -241,14 +208,47 @@ import Testing
             }
             try context.save()
         }
-        let (author, austenBooks, eliotBooks) = try await backgroundContext(coordinator).perform { context in
+        let (author, austenBooks, eliotBooks) = try await Self.whoHoldsEmma(coordinator, bookID, austenID, eliotID)
+        #expect(author == "Jane Austen")
+        #expect(austenBooks == ["Emma"])
+        #expect(eliotBooks.isEmpty)
+    }
+
+    /// Saves Austen, Eliot and the book Emma by Austen; returns the IDs of the book and authors.
+    static func saveEmmaByAusten(_ coordinator: PersistentStoreCoordinator) async throws
+        -> (ManagedObjectID, ManagedObjectID, ManagedObjectID)
+    {
+        try await backgroundContext(coordinator).perform { context in
+            let austen = try Author(context: context)
+            austen.name = "Austen"
+            let eliot = try Author(context: context)
+            eliot.name = "Eliot"
+            let book = try Book(context: context)
+            book.title = "Emma"
+            book.author = austen
+            try context.save()
+            return (book.objectID, austen.objectID, eliot.objectID)
+        }
+    }
+
+    /// Another context gives the book to an author and saves.
+    static func giveBook(_ bookID: ManagedObjectID, to authorID: ManagedObjectID, _ coordinator: PersistentStoreCoordinator) async throws {
+        try await backgroundContext(coordinator).perform { context in
+            let book = try #require(context.existingObject(with: bookID) as? Book)
+            book.author = try #require(context.existingObject(with: authorID) as? Author)
+            try context.save()
+        }
+    }
+
+    /// As the store has it: the book's author, and the titles each author holds.
+    static func whoHoldsEmma(_ coordinator: PersistentStoreCoordinator, _ bookID: ManagedObjectID, _ austenID: ManagedObjectID, _ eliotID: ManagedObjectID)
+        async throws -> (String?, [String], [String])
+    {
+        try await backgroundContext(coordinator).perform { context in
             let book = try #require(context.existingObject(with: bookID) as? Book)
             let austen = try #require(context.existingObject(with: austenID) as? Author)
             let eliot = try #require(context.existingObject(with: eliotID) as? Author)
             return (book.author?.name, austen.books.map(\.title), eliot.books.map(\.title))
         }
-        #expect(author == "Jane Austen")
-        #expect(austenBooks == ["Emma"])
-        #expect(eliotBooks.isEmpty)
     }
 }
