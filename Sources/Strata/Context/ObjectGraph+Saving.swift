@@ -51,6 +51,10 @@ extension ObjectGraph {
         try assignPermanentIDs(to: inserted.values.filter { !$0.isDeleted })
         var didSave: ContextDidSave?
         var newObjects: [ManagedObject] = []
+        // The values each rebased object had been read with when the save began: a save that
+        // meets several other saves replays the context's changes since then onto the latest,
+        // so that a change is not lost because one of those saves wrote the same value.
+        var readWith: [ObjectIdentifier: Row] = [:]
         for attempt in 1... {
             repairInverses()
             let candidates = inserted.values.filter { !$0.isDeleted }
@@ -64,7 +68,7 @@ extension ObjectGraph {
                 // Another save got there first. Under a merge policy, rebase on the latest
                 // generation and try again (a third save may intervene, hence the loop).
                 guard mergePolicy != .error, attempt < 20 else { throw conflictError(error) }
-                resolveConflicts(error.objectIDs)
+                resolveConflicts(error.objectIDs, readWith: &readWith)
             } catch let error as PersistenceError where error.code == .constraintConflict {
                 guard mergePolicy != .error, attempt < 20, try resolveConstraintConflicts(error.constraintConflicts) else { throw error }
             }
@@ -223,13 +227,15 @@ extension ObjectGraph {
     }
 
     /// Rebases conflicting objects on the latest generation as the merge policy says.
-    private func resolveConflicts(_ ids: [ManagedObjectID]) {
+    private func resolveConflicts(_ ids: [ManagedObjectID], readWith: inout [ObjectIdentifier: Row]) {
         let latest = coordinator.currentGeneration
         generation = latest
         rebasedSinceSave = true
         for id in ids {
             guard let object = registered[id] else { continue }
             let old = object.snapshot ?? Row(emptyFor: object.layout)
+            let firstRead = readWith[ObjectIdentifier(object)] ?? old
+            readWith[ObjectIdentifier(object)] = firstRead
             let mine = object.storage
             guard let store = latest.row(for: id) else {
                 // The other save deleted the object.
@@ -254,7 +260,8 @@ extension ObjectGraph {
                 object.isUpdated = false
                 object.isDeleted = false
             case .mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump:
-                object.storage = merge(object.storage, onto: store, since: old, contextWins: mergePolicy == .mergeByPropertyObjectTrump)
+                object.storage = merge(
+                    object.storage, onto: store, since: old, attributesSince: firstRead, contextWins: mergePolicy == .mergeByPropertyObjectTrump)
             }
             if mergePolicy == .overwrite { object.storage = withoutMissingTargets(object.storage) }
             object.snapshot = store
@@ -379,11 +386,15 @@ extension ObjectGraph {
     /// The context's changes since `old` replayed onto `store`, property by property. A to-many
     /// relationship both sides changed gets both sides' additions and removals; objects that are
     /// no longer there (deleted by the other save) are left out of every relationship.
-    func merge(_ mine: Row, onto store: Row, since old: Row, contextWins: Bool) -> Row {
+    ///
+    /// Attributes count as changed against `attributesSince` when given: the values read before
+    /// a save that has rebased already (the relationships' rebase is in `old`).
+    func merge(_ mine: Row, onto store: Row, since old: Row, attributesSince: Row? = nil, contextWins: Bool) -> Row {
         var merged = store
+        let read = attributesSince ?? old
         for index in mine.attributes.indices {
-            let changed = mine.attributes[index] != old.attributes[index]
-            let theirs = store.attributes[index] != old.attributes[index]
+            let changed = mine.attributes[index] != read.attributes[index]
+            let theirs = store.attributes[index] != read.attributes[index]
             if changed && (contextWins || !theirs) { merged.attributes[index] = mine.attributes[index] }
         }
         for index in mine.relationships.indices where mine.relationships[index] != old.relationships[index] {
