@@ -72,6 +72,44 @@ import Testing
         #expect(change.refreshedObjectIDs == [keepID] && change.deletedObjectIDs == [dropID])
     }
 
+    /// A context gives a book to an author it has just inserted; another save deletes the book.
+    /// Merging that save takes the book out of the new author too, and the context's save
+    /// then stores an author without books rather than failing on a book that is gone.
+    @Test func mergingADeletionLetsGoOfItsLinks() async throws {
+        let coordinator = try await makeCoordinator(libraryModel())
+        let bookID = try await backgroundContext(coordinator).perform { context in
+            let book = try Book(context: context)
+            book.title = "Gone"
+            try context.save()
+            return book.objectID
+        }
+        let context = backgroundContext(coordinator)
+        try await context.perform { context in
+            let author = try Author(context: context)
+            author.name = "New"
+            try #require(context.existingObject(with: bookID) as? Book).author = author
+        }
+        let writer = backgroundContext(coordinator)
+        var saves = writer.didSaveNotifications.makeAsyncIterator()
+        try await writer.perform { context in
+            context.delete(try context.existingObject(with: bookID))
+            try context.save()
+        }
+        let didSave = try #require(await saves.next())
+        let books = try await context.perform { context in
+            context.mergeChanges(fromContextDidSave: didSave)
+            let author = try #require(context.insertedObjects.first as? Author)
+            let books = author.books.count
+            try context.save()
+            return books
+        }
+        #expect(books == 0)
+        let stored = try await backgroundContext(coordinator).perform { context in
+            try context.fetch(FetchRequest<Author>()).map { "\($0.name): \($0.books.count)" }
+        }
+        #expect(stored == ["New: 0"])
+    }
+
     @Test func aContextCanMergeEverySaveAutomatically() async throws {
         let coordinator = try await makeCoordinator(libraryModel())
         let view = ManagedObjectContext(concurrencyType: .mainQueue, persistentStoreCoordinator: coordinator)

@@ -19,6 +19,14 @@ extension ManagedObjectContext {
         var deleted: Set<ManagedObjectID> = []
         for id in save.deletedObjectIDs {
             guard let object = graph.registered[id] else { continue }
+            // The objects of this context on the other side of its links let it go, as the
+            // other save's delete rules did in the store (a new object here too).
+            for (index, targets) in object.storage.relationships.enumerated() {
+                guard let inverse = object.layout.inverseSlots[index] else { continue }
+                for target in targets.objectIDs {
+                    if let other = graph.registered[target] { graph.remove(id, from: other, at: inverse) }
+                }
+            }
             graph.unregister(object)
             object.isDeleted = false
             object.isUpdated = false

@@ -233,6 +233,11 @@ extension ObjectGraph {
         rebasedSinceSave = true
         for id in ids {
             guard let object = registered[id] else { continue }
+            if object.isInserted {
+                // A new object that points at one another save deleted: the pointer goes.
+                object.storage = withoutMissingTargets(object.storage)
+                continue
+            }
             let old = object.snapshot ?? Row(emptyFor: object.layout)
             let firstRead = readWith[ObjectIdentifier(object)] ?? old
             readWith[ObjectIdentifier(object)] = firstRead
