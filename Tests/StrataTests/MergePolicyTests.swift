@@ -208,4 +208,39 @@ import Testing
         #expect(author == nil)
         #expect(books.isEmpty)
     }
+
+    /// Two contexts under object trump change a book another save deletes. The first writes
+    /// it back; the second then meets an object that exists again, and saves over it as an
+    /// update rather than failing to insert it twice.
+    @Test func twoContextsWriteBackTheSameDeletedObject() async throws {
+        let coordinator = try await makeCoordinator(libraryModel())
+        let id = try await backgroundContext(coordinator).perform { context in
+            let book = try Book(context: context)
+            book.title = "Draft"
+            try context.save()
+            return book.objectID
+        }
+        let first = backgroundContext(coordinator)
+        let second = backgroundContext(coordinator)
+        for (context, pages) in [(first, 10), (second, 20)] {
+            try await context.perform { context in
+                context.mergePolicy = .mergeByPropertyObjectTrump
+                try #require(context.existingObject(with: id) as? Book).pages = pages
+            }
+        }
+        try await backgroundContext(coordinator).perform { context in
+            context.delete(try context.existingObject(with: id))
+            try context.save()
+        }
+        try await first.perform { context in
+            try #require(context.registeredObject(for: id) as? Book).title = "First"
+            try context.save()
+        }
+        try await second.perform { try $0.save() }
+        let stored = try await backgroundContext(coordinator).perform { context in
+            let book = try #require(context.existingObject(with: id) as? Book)
+            return "\(book.title) \(book.pages)"
+        }
+        #expect(stored == "First 20")
+    }
 }

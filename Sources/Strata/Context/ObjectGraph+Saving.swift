@@ -253,6 +253,8 @@ extension ObjectGraph {
                 }
                 continue
             }
+            // Written back by another save meanwhile: an update from here on.
+            resurrected.remove(ObjectIdentifier(object))
             switch mergePolicy {
             case .error:
                 break

@@ -245,8 +245,12 @@ extension PersistentStoreCoordinator {
         return storeID
     }
 
-    /// Applies one table's edits to it and to its indexes: a new row starts at version 1, a
-    /// changed one goes one past the version its context read.
+    /// Applies one table's edits to it and to its indexes. A new object starts at version 1, a
+    /// changed one goes one past the version its context read. An object written back after
+    /// another save deleted it (its context read it: its version is above 0) goes on above
+    /// every version this coordinator has written and the one its context read, so that a
+    /// context still holding an older version of it meets a conflict, not a version that
+    /// happens to match.
     private func apply(
         _ edits: [TableEdits.Edit], to table: TableEdits.Table,
         stores: inout [String: [String: Generation.Table]], indexes: inout [String: [String: [Int: AttributeIndex]]]
@@ -262,11 +266,20 @@ extension PersistentStoreCoordinator {
             let old = rows[edit.reference]
             if edit.isInsert, old != nil {
                 throw PersistenceError(
-                    .conflict, objectIDs: [edit.objectID], "the store handed out the reference of \(edit.objectID) twice; nothing was saved")
+                    .conflict, objectIDs: [edit.objectID],
+                    "another save stored \(edit.objectID) first (it wrote the object back after a deletion, or the store handed "
+                        + "its reference out twice); nothing was saved")
             }
             let new: Row? = edit.row.map { row in
                 var row = row
-                row.version = edit.isInsert ? 1 : row.version + 1
+                if !edit.isInsert {
+                    row.version += 1
+                } else if row.version > 0 {
+                    row.version = max(row.version, highestVersionWritten) + 1
+                } else {
+                    row.version = 1
+                }
+                highestVersionWritten = max(highestVersionWritten, row.version)
                 return row
             }
             rows[edit.reference] = new

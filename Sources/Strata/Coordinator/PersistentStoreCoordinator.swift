@@ -21,6 +21,9 @@ public actor PersistentStoreCoordinator {
     private let logger = Logger(label: "strata.coordinator")
     /// Every context's saves on this coordinator.
     nonisolated let saves = Broadcast<ContextDidSave>()
+    /// The highest row version a commit has written: an object written back after a deletion
+    /// goes on above it (see `apply`).
+    var highestVersionWritten: Int64 = 0
 
     /// The saves of every context on this coordinator, from now on, in the order they commit.
     public nonisolated var didSaveNotifications: AsyncStream<ContextDidSave> {
