@@ -5,7 +5,8 @@ import OrderedCollections
 package struct Row: Sendable, Hashable {
     package var attributes: [AttributeValue?]
     package var relationships: [RelationshipTargets]
-    /// Starts at 1 when the object is first saved and grows by one with every saved change.
+    /// Starts at 1 when the object is first saved and grows by one with every saved change
+    /// (an object written back after a deletion goes on above every version written before).
     package var version: Int64
 
     package init(attributes: [AttributeValue?], relationships: [RelationshipTargets], version: Int64) {
