@@ -91,8 +91,8 @@ extension ObjectGraph {
             rebasedSinceSave = true
         } else {
             var values = current
-            for (index, attribute) in object.layout.attributes.enumerated() where attribute.isTransient {
-                values.attributes[index] = object.storage.attributes[index]
+            for (slot, attribute) in object.layout.attributes.enumerated() where attribute.isTransient {
+                values.attributes[slot] = object.storage.attributes[slot]
             }
             object.storage = values
             object.snapshot = current
@@ -119,7 +119,9 @@ extension ObjectGraph {
                     let isNew = source.isInserted || resurrected.contains(ObjectIdentifier(source))
                     let before = isNew ? nil : source.snapshot?.relationships[index]
                     guard now != before else { continue }
-                    for id in now.objectIDs where before?.contains(id) != true {
+                    // Only objects there are: a pointer at a deleted one is the coordinator's to refuse.
+                    let exists = { (id: ManagedObjectID) in self.registered[id] != nil || self.storedRow(for: id) != nil }
+                    for id in now.objectIDs where before?.contains(id) != true && exists(id) {
                         let target = object(for: id)
                         guard !target.isDeleted else { continue }
                         catchUp(target, at: inverse)
@@ -127,7 +129,7 @@ extension ObjectGraph {
                         link(target, at: inverse, to: source, forwardIndex: index)
                         repaired = true
                     }
-                    for id in before?.objectIDs ?? [] where !now.contains(id) && (registered[id] != nil || storedRow(for: id) != nil) {
+                    for id in before?.objectIDs ?? [] where !now.contains(id) && exists(id) {
                         let target = object(for: id)
                         guard !target.isDeleted else { continue }
                         catchUp(target, at: inverse)
