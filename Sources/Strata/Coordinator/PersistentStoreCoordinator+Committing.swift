@@ -108,9 +108,10 @@ extension PersistentStoreCoordinator {
 
     /// Every object a saved row points at must be in the new generation: a save must not point
     /// at an object another save deleted meanwhile. (Such a save is a conflict: the context
-    /// refreshes and tries again.) And every link a save makes or breaks must be made or broken
-    /// on the other side too, so that the store's inverse relationships always agree, whatever
-    /// the contexts did: a save that would leave one side behind is a conflict as well.
+    /// refreshes and tries again.) And every link a save makes or breaks with an object already
+    /// stored must be made or broken on that object's side too, so that the store's inverse
+    /// relationships agree even when a context's view of the other side was stale: a save that
+    /// would leave one side behind is a conflict as well.
     private func checkTargets(
         of changes: ChangeSet, in stores: [String: [String: Generation.Table]], created: [TableEdits.Table: ReferenceMembership]
     ) throws {
@@ -118,9 +119,14 @@ extension PersistentStoreCoordinator {
         var oneSided: Set<ManagedObjectID> = []
         let base = currentGeneration
         var lookup = RowLookup(stores: stores, created: created)
+        // The inverse slots of the last object's entity: a save's objects come entity by entity.
+        var last: (space: ObjectIDSpace, inverseSlots: [Int?])?
         func check(_ id: ManagedObjectID, _ row: Row, before: Row?) {
             var points = true
-            let inverseSlots = managedObjectModel.layout(for: id.entityName)?.inverseSlots ?? []
+            if last?.space !== id.space {
+                last = (id.space, managedObjectModel.layout(for: id.entityName)?.inverseSlots ?? [])
+            }
+            let inverseSlots = last?.inverseSlots ?? []
             // An unchanged relationship adds no pointer, and needs no set of its old targets.
             for (index, targets) in row.relationships.enumerated() where before?.relationships[index] != targets {
                 // Only pointers the save adds: an old dangling one (a no-action delete rule's) stays allowed.
@@ -128,13 +134,19 @@ extension PersistentStoreCoordinator {
                 let inverse = index < inverseSlots.count ? inverseSlots[index] : nil
                 targets.forEachTarget { target in
                     guard !old.contains(target) else { return }
-                    guard lookup.contains(target) else {
+                    // A link between two objects the save creates is the context's to keep in
+                    // step, as it does when it links them (and after a rebase, before it
+                    // saves); checking it would cost a row lookup per new link. A link to an
+                    // object already stored is checked: the target's row answers both questions.
+                    guard let inverse, !lookup.isCreated(target) else {
+                        if !lookup.contains(target) { points = false }
+                        return
+                    }
+                    guard let targetRow = lookup.row(for: target) else {
                         points = false
                         return
                     }
-                    if let inverse, lookup.row(for: target)?.relationships[inverse].contains(id) == false {
-                        oneSided.formUnion([id, target])
-                    }
+                    if !targetRow.relationships[inverse].contains(id) { oneSided.formUnion([id, target]) }
                 }
                 guard let inverse, let before else { continue }
                 for target in before.relationships[index].objectIDs where !targets.contains(target) {

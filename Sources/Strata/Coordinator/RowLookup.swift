@@ -21,6 +21,12 @@ struct RowLookup {
         return table(of: id).table[reference]
     }
 
+    /// Whether the save creates the object (known only for the tables `created` names).
+    mutating func isCreated(_ id: ManagedObjectID) -> Bool {
+        guard let reference = id.referenceNumber else { return false }
+        return table(of: id).created?.contains(reference) == true
+    }
+
     mutating func contains(_ id: ManagedObjectID) -> Bool {
         guard let reference = id.referenceNumber else { return false }
         let (table, created) = table(of: id)
