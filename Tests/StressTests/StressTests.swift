@@ -212,6 +212,7 @@ import Testing
     /// (the other side of a link, made after a rebase), not only those the worker changed.
     static func saveAndRecord(_ context: isolated ManagedObjectContext) throws -> Written? {
         guard context.hasChanges else { return nil }
+        lastSaves.withLock { $0[ObjectIdentifier(context)] = nil }  // a save that writes nothing posts nothing
         try context.save()
         guard let saved = lastSaves.withLock({ $0.removeValue(forKey: ObjectIdentifier(context)) }) else { return nil }
         var values: [ManagedObjectID: [String]] = [:]
