@@ -174,7 +174,7 @@ import Testing
         #expect(taggedBooks.isEmpty, "the tag still holds the deleted book")
     }
 
-    /// Context A gives a book to a new author while B retitles the book and saves first.
+    /// Context A gives a book to an author while B retitles the book and saves first.
     /// Under the rollback policy A's change to the book is thrown away: the author it gave
     /// the book to must let it go too, or the store would hold an author listing a book that
     /// points elsewhere.
