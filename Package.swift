@@ -72,7 +72,11 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "JSONLinesStore", "StrataTestSupport"]
+            dependencies: [
+                "Strata", "JSONLinesStore", "StrataTestSupport",
+                // Tests recompute Core Data's hashes from the rules' bytes, independently of Strata.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         // Helpers the test targets share: a seeded generator, a lock ThreadSanitizer understands.
         .target(

@@ -81,6 +81,7 @@ public actor PersistentStoreCoordinator {
         let store = try makeStore(type: type, configuration: configuration, url: url, options: options)
         try checkCompatibility(of: store)
         let tables = try store.loadTables(model: managedObjectModel)
+        replaceLegacyHashes(of: store)
         let indexes = Generation.buildIndexes(for: tables, model: managedObjectModel)
         published.withLock { state in
             var stores = state.generation.stores
@@ -128,6 +129,13 @@ public actor PersistentStoreCoordinator {
                 "the store \(store.url?.path ?? store.identifier) was written by another version of the model; "
                     + "entities that differ: \(differences.joined(separator: ", "))")
         }
+    }
+
+    /// A store written before Strata used Core Data's version hashes records its own: once it is
+    /// found compatible and loaded, its metadata takes Core Data's, which its next save writes.
+    private func replaceLegacyHashes(of store: PersistentStore) {
+        guard ManagedObjectModel.storeMetadataHasLegacyHashes(store.metadata) else { return }
+        store.metadata = store.metadata.merging(managedObjectModel.storeMetadata(forConfigurationName: store.configurationName)) { $1 }
     }
 
     /// Adds the store a description describes, and calls `completionHandler` with the

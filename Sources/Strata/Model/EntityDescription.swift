@@ -45,6 +45,10 @@ public struct EntityDescription: Sendable, Hashable {
     var inheritedRelationships: [RelationshipDescription] = []
     /// The entity's version hash, set by the model (see ``versionHash``).
     var resolvedVersionHash: Data?
+    /// The hash Strata gave the entity before it used Core Data's, set by the model.
+    var resolvedLegacyVersionHash: Data?
+    /// Its stored properties' hashes, set by the model (see ``propertyVersionHashes``).
+    var resolvedPropertyHashes: [String: Data] = [:]
     private var classReference: ClassReference
 
     public init(
@@ -75,9 +79,18 @@ public struct EntityDescription: Sendable, Hashable {
         self.userInfo = userInfo
     }
 
-    /// The entity's version hash: SHA-256 over what decides how its objects are stored (see
-    /// ``ManagedObjectModel/entityVersionHashesByName``). Empty until the entity is part of a model.
+    /// The entity's version hash, byte for byte Core Data's: SHA-256 over what decides how its
+    /// objects are stored (see ``ManagedObjectModel/entityVersionHashesByName``). Empty until
+    /// the entity is part of a model.
     public var versionHash: Data { resolvedVersionHash ?? Data() }
+
+    /// The version hashes of the entity's stored properties, inherited ones included, by
+    /// name: what its ``versionHash`` covers (transient properties have none). Empty until the
+    /// entity is part of a model.
+    public var propertyVersionHashes: [String: Data] { resolvedPropertyHashes }
+
+    /// The hash Strata wrote for the entity before it used Core Data's algorithm.
+    var legacyVersionHash: Data { resolvedLegacyVersionHash ?? Data() }
 
     /// Every attribute of the entity, inherited ones included, by name.
     public var attributesByName: [String: AttributeDescription] {

@@ -1,16 +1,24 @@
 import Foundation
 
 extension ManagedObjectModel {
+    /// The version of Core Data's hash algorithm that ``entityVersionHashesByName`` follows
+    /// (Core Data's `NSStoreModelVersionHashesVersion`).
+    public static let versionHashesVersion = 3
+
     /// The metadata a store records about the model that writes it: every entity's version
-    /// hash, the version identifiers and, for a model from a bundle, the names of the versions
-    /// up to this one (so that a later program can tell a store from a newer version).
+    /// hash with the model's digest and checksum over them (all Core Data's own), the version
+    /// identifiers and, for a model from a bundle, the names of the versions up to this one (so
+    /// that a later program can tell a store from a newer version).
     public func storeMetadata(forConfigurationName configuration: String?) -> [String: MetadataValue] {
-        var hashes: [String: MetadataValue] = [:]
+        var hashes: [String: Data] = [:]
         for entity in entities(forConfigurationName: configuration) {
-            hashes[entity.name] = .data(entity.versionHash)
+            hashes[entity.name] = entity.versionHash
         }
         var metadata: [String: MetadataValue] = [
-            PersistentStore.modelVersionHashesKey: .dictionary(hashes),
+            PersistentStore.modelVersionHashesKey: .dictionary(hashes.mapValues(MetadataValue.data)),
+            PersistentStore.modelVersionHashesVersionKey: .integer(Int64(Self.versionHashesVersion)),
+            PersistentStore.modelVersionHashesDigestKey: .string(Self.versionHashesDigest(hashes).base64EncodedString()),
+            PersistentStore.modelVersionChecksumKey: .string(Self.versionChecksum(hashes).base64EncodedString()),
             PersistentStore.modelVersionIdentifiersKey: .array(versionIdentifiers.sorted().map(MetadataValue.string)),
         ]
         if !versionHistory.isEmpty {
@@ -25,6 +33,12 @@ extension ManagedObjectModel {
         incompatibleEntities(inConfiguration: configuration, storeMetadata: metadata).isEmpty
     }
 
+    /// Whether a store's metadata holds the hashes Strata wrote before it used Core Data's:
+    /// such a store is compared by those, and its metadata is brought up to date at its next save.
+    public static func storeMetadataHasLegacyHashes(_ metadata: [String: MetadataValue]) -> Bool {
+        metadata[PersistentStore.modelVersionHashesKey] != nil && metadata[PersistentStore.modelVersionHashesVersionKey] == nil
+    }
+
     /// The names of the entities whose hashes differ between this model and a store's metadata,
     /// sorted, each with what differs: "Book (changed)", "Shelf (not in the store)",
     /// "Magazine (only in the store)". Empty when they agree.
@@ -32,12 +46,13 @@ extension ManagedObjectModel {
         guard case .dictionary(let stored)? = metadata[PersistentStore.modelVersionHashesKey] else {
             return ["(the store records no model version hashes)"]
         }
+        let legacy = Self.storeMetadataHasLegacyHashes(metadata)
         var differences: [String] = []
         let entities = entities(forConfigurationName: configuration)
         for entity in entities {
             switch stored[entity.name] {
             case nil: differences.append("\(entity.name) (not in the store)")
-            case .data(let hash)? where hash == entity.versionHash: continue
+            case .data(let hash)? where hash == (legacy ? entity.legacyVersionHash : entity.versionHash): continue
             default: differences.append("\(entity.name) (changed)")
             }
         }

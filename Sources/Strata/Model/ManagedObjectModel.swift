@@ -40,8 +40,12 @@ public struct ManagedObjectModel: Sendable, Hashable {
     public var fetchRequestTemplates: [FetchRequestTemplate] { storage.fetchRequestTemplates }
 
     /// Each entity's version hash, by entity name: what a store records to tell which model
-    /// version wrote it.
+    /// version wrote it. These are Core Data's own hashes (`NSStoreModelVersionHashes`), so a
+    /// store's metadata matches the same model whichever of the two wrote it.
     public var entityVersionHashesByName: [String: Data] { storage.versionHashes }
+
+    /// The hashes Strata recorded before it used Core Data's, to recognise stores written then.
+    var legacyEntityVersionHashesByName: [String: Data] { storage.legacyVersionHashes }
 
     /// The entities of a configuration; every entity for `nil`.
     public func entities(forConfigurationName name: String?) -> [EntityDescription] {
@@ -103,6 +107,7 @@ extension ManagedObjectModel {
         let configurations: [String: [String]]
         let fetchRequestTemplates: [FetchRequestTemplate]
         let versionHashes: [String: Data]
+        let legacyVersionHashes: [String: Data]
         let versionHistory: [String]
         /// Concrete entities by class, for `init(context:)`.
         let layoutsByClass: [ObjectIdentifier: [EntityLayout]]
@@ -116,6 +121,7 @@ extension ManagedObjectModel {
             try resolver.checkConfigurations(configurations, templates: fetchRequestTemplates)
             entities = resolved
             versionHashes = resolver.versionHashes
+            legacyVersionHashes = resolver.legacyVersionHashes
             self.configurations = configurations
             self.fetchRequestTemplates = fetchRequestTemplates
             var layouts: [String: EntityLayout] = [:]
@@ -138,6 +144,7 @@ extension ManagedObjectModel {
             configurations = other.configurations
             fetchRequestTemplates = other.fetchRequestTemplates
             versionHashes = other.versionHashes
+            legacyVersionHashes = other.legacyVersionHashes
             layoutsByClass = other.layoutsByClass
             self.versionHistory = versionHistory
         }

@@ -6,6 +6,11 @@ struct ModelResolver {
     private var byName: [String: EntityDescription] = [:]
     /// Every entity's version hash, once resolved.
     private(set) var versionHashes: [String: Data] = [:]
+    /// Every entity's hash as Strata computed it before it used Core Data's (see
+    /// `LegacyVersionHash.swift`), to recognise stores written then.
+    private(set) var legacyVersionHashes: [String: Data] = [:]
+    /// The hashes of each entity's own stored properties (not inherited ones), by entity.
+    private var ownPropertyHashes: [String: [String: Data]] = [:]
 
     init(entities: [EntityDescription]) {
         declared = entities
@@ -42,19 +47,62 @@ struct ModelResolver {
                     "the fetched property's entity '\(fetched.destinationEntityName)' is not in the model")
             }
         }
+        for entity in resolved {
+            ownPropertyHashes[entity.name] = hashesOfOwnProperties(of: entity, in: resolvedByName)
+        }
         for index in resolved.indices {
-            resolved[index].resolvedVersionHash = try versionHash(of: resolved[index].name)
+            let name = resolved[index].name
+            resolved[index].resolvedVersionHash = versionHash(of: name)
+            resolved[index].resolvedLegacyVersionHash = legacyVersionHash(of: name)
+            resolved[index].resolvedPropertyHashes = propertyHashes(of: name)
         }
         return resolved
     }
 
+    /// The hashes of an entity's own stored properties. A relationship is hashed where it is
+    /// declared, so a subentity inherits its hash unchanged.
+    private func hashesOfOwnProperties(of entity: EntityDescription, in entities: [String: EntityDescription]) -> [String: Data] {
+        var hashes: [String: Data] = [:]
+        for attribute in entity.attributes where !attribute.isTransient {
+            hashes[attribute.name] = attribute.versionHash
+        }
+        let lineage = Set([entity.name] + ((try? ancestors(of: entity)) ?? []).map(\.name))
+        for relationship in entity.relationships where !relationship.isTransient {
+            // Its own inverse: the destination is in the same line of inheritance and the inverse
+            // has the relationship's name, so it can only be this very relationship.
+            let destinationLineage = entities[relationship.destinationEntityName].map {
+                Set([$0.name] + ((try? ancestors(of: $0)) ?? []).map(\.name))
+            } ?? []
+            let isOwnInverse = relationship.inverseName == relationship.name
+                && (lineage.contains(relationship.destinationEntityName) || destinationLineage.contains(entity.name))
+            hashes[relationship.name] = relationship.versionHash(isOwnInverse: isOwnInverse)
+        }
+        return hashes
+    }
+
+    /// The hashes of every stored property of an entity, inherited ones included.
+    private func propertyHashes(of name: String) -> [String: Data] {
+        guard let entity = byName[name] else { return [:] }
+        let inherited = entity.superentityName.map { propertyHashes(of: $0) } ?? [:]
+        return inherited.merging(ownPropertyHashes[name] ?? [:]) { _, own in own }
+    }
+
     /// The version hash of an entity, after its ancestors' (the model has no cycles by now).
-    private mutating func versionHash(of name: String) throws -> Data {
+    private mutating func versionHash(of name: String) -> Data {
         if let hash = versionHashes[name] { return hash }
         guard let entity = byName[name] else { return Data() }
-        let parentHash = try entity.superentityName.map { try versionHash(of: $0) }
-        let hash = entity.computeVersionHash(superentityHash: parentHash)
+        let parentHash = entity.superentityName.map { versionHash(of: $0) }
+        let hash = entity.computeVersionHash(superentityHash: parentHash, propertyHashes: propertyHashes(of: name))
         versionHashes[name] = hash
+        return hash
+    }
+
+    private mutating func legacyVersionHash(of name: String) -> Data {
+        if let hash = legacyVersionHashes[name] { return hash }
+        guard let entity = byName[name] else { return Data() }
+        let parentHash = entity.superentityName.map { legacyVersionHash(of: $0) }
+        let hash = entity.computeLegacyVersionHash(superentityHash: parentHash)
+        legacyVersionHashes[name] = hash
         return hash
     }
 
@@ -111,8 +159,8 @@ struct ModelResolver {
                     .unknownDestination, entity: entity.name, property: relationship.name,
                     "its destination entity '\(relationship.destinationEntityName)' is not in the model")
             }
-            if relationship.minCount < 0 || relationship.maxCount < 0
-                || (relationship.maxCount > 0 && relationship.minCount > relationship.maxCount)
+            // A negative maximum means no maximum, as 0 does: models built in code write -1.
+            if relationship.minCount < 0 || (relationship.maxCount > 0 && relationship.minCount > relationship.maxCount)
             {
                 throw ModelError(
                     .invalidValue, entity: entity.name, property: relationship.name,

@@ -12,9 +12,12 @@ public struct RelationshipDescription: Sendable, Hashable {
     public var deleteRule: DeleteRule
     /// Whether a to-one relationship may be `nil` (a to-many one empty) when saved.
     public var isOptional: Bool
-    /// The fewest objects a to-many relationship may hold when saved; 0 for no minimum.
+    /// The fewest objects a to-many relationship may hold when saved; 0 for no minimum. A
+    /// to-one keeps the minimum its model file gives (older Xcode versions write 1 on optional
+    /// to-ones): it plays no part in validation, only in the version hash, as in Core Data.
     public var minCount: Int
-    /// The most objects a to-many relationship may hold when saved; 0 for no maximum.
+    /// The most objects a to-many relationship may hold when saved; 0 (or, as models built in
+    /// code write it, a negative number) for no maximum. A to-one's is always 1.
     public var maxCount: Int
     public var isTransient: Bool
     public var renamingIdentifier: String?

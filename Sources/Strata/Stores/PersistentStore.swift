@@ -25,6 +25,17 @@ open class PersistentStore: @unchecked Sendable {
     /// The metadata key of the version hashes of the model that wrote the store (entity name →
     /// hash), which ``ManagedObjectModel/isConfiguration(_:compatibleWithStoreMetadata:)`` compares.
     public static let modelVersionHashesKey = "StoreModelVersionHashes"
+    /// The metadata key of the version of the hash algorithm behind ``modelVersionHashesKey``:
+    /// 3 for Core Data's (as its `NSStoreModelVersionHashesVersion`). Absent in stores that
+    /// Strata wrote before it computed Core Data's hashes; those hashes are still recognised,
+    /// and replaced with Core Data's at the store's next save.
+    public static let modelVersionHashesVersionKey = "StoreModelVersionHashesVersion"
+    /// The metadata key of the model's version hashes digest (Core Data's
+    /// `NSStoreModelVersionHashesDigest`, base64): see ``ManagedObjectModel/versionHashesDigest``.
+    public static let modelVersionHashesDigestKey = "StoreModelVersionHashesDigest"
+    /// The metadata key of the model's version checksum (Core Data's
+    /// `NSStoreModelVersionChecksumKey`, base64): see ``ManagedObjectModel/versionChecksum``.
+    public static let modelVersionChecksumKey = "StoreModelVersionChecksum"
     /// The metadata key of the version identifiers of the model that wrote the store.
     public static let modelVersionIdentifiersKey = "StoreModelVersionIdentifiers"
     /// The metadata key of the names of the model bundle's versions, up to the one that wrote

@@ -50,6 +50,9 @@ struct ModelSummary: Encodable {
     var versions: [String]?
     var currentVersion: String?
     var versionIdentifiers: [String]
+    /// Core Data's `NSStoreModelVersionHashesDigest` and `NSStoreModelVersionChecksumKey`, in hex.
+    var versionHashesDigest: String
+    var versionChecksum: String
     var configurations: [String: [String]]
     var entities: [Entity]
 
@@ -58,6 +61,8 @@ struct ModelSummary: Encodable {
         self.versions = versions
         self.currentVersion = currentVersion
         versionIdentifiers = model.versionIdentifiers.sorted()
+        versionHashesDigest = Self.hex(model.versionHashesDigest)
+        versionChecksum = Self.hex(model.versionChecksum)
         configurations = model.configurations
         entities = model.entities.sorted { $0.name < $1.name }.map { entity in
             Entity(
@@ -68,7 +73,8 @@ struct ModelSummary: Encodable {
                     Attribute(
                         name: attribute.name, type: attribute.type.rawValue, isOptional: attribute.isOptional,
                         isTransient: attribute.isTransient, defaultValue: attribute.defaultValue.map { "\($0.anyValue)" },
-                        renamingIdentifier: attribute.renamingIdentifier, versionHash: Self.hex(attribute.versionHash))
+                        renamingIdentifier: attribute.renamingIdentifier,
+                        versionHash: Self.hex(entity.propertyVersionHashes[attribute.name] ?? attribute.versionHash))
                 },
                 relationships: entity.relationships.sorted { $0.name < $1.name }.map { relationship in
                     Relationship(
@@ -77,7 +83,7 @@ struct ModelSummary: Encodable {
                         isOrdered: relationship.isOrdered, isOptional: relationship.isOptional,
                         deleteRule: relationship.deleteRule.rawValue, minCount: relationship.minCount,
                         maxCount: relationship.maxCount, renamingIdentifier: relationship.renamingIdentifier,
-                        versionHash: Self.hex(relationship.versionHash))
+                        versionHash: Self.hex(entity.propertyVersionHashes[relationship.name] ?? Data()))
                 },
                 uniquenessConstraints: entity.uniquenessConstraints,
                 indexes: entity.indexes.map { index in
@@ -99,6 +105,8 @@ struct ModelSummary: Encodable {
         if let versions {
             lines.append("Versions (oldest first): " + versions.map { $0 == currentVersion ? "\($0) [current]" : $0 }.joined(separator: ", "))
         }
+        lines.append("Version hashes digest \(versionHashesDigest)")
+        lines.append("Version checksum \(versionChecksum)")
         for (configuration, members) in configurations.sorted(by: { $0.key < $1.key }) {
             lines.append("Configuration \(configuration): \(members.joined(separator: ", "))")
         }

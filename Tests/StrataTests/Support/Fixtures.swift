@@ -16,6 +16,15 @@ enum Fixtures {
         FileManager.default.fileExists(atPath: sharedXcodeModels.path)
     }
 
+    /// Real SQLite stores that Core Data wrote (`../shared/fixtures/sqlite`); copy before opening.
+    static let sharedSQLiteStores = packageRoot.deletingLastPathComponent()
+        .appendingPathComponent("shared/fixtures/sqlite")
+
+    /// Whether the shared stores are here and `python3` can read them (its sqlite3 and plistlib).
+    static var canReadSharedSQLiteStores: Bool {
+        FileManager.default.fileExists(atPath: sharedSQLiteStores.path) && CoreDataStoreReader.isAvailable
+    }
+
     /// Every `.xcdatamodeld` bundle below the shared fixtures folder.
     static func sharedBundles() -> [URL] {
         guard let walker = FileManager.default.enumerator(at: sharedXcodeModels, includingPropertiesForKeys: nil) else {

@@ -108,9 +108,12 @@ struct ModelFileReader {
                 .invalidValue, file: file, line: node.line, "relationship '\(name)' has the unknown deletion rule '\(rule)'")
         }
         let isToMany = node.flag("toMany")
+        // Counts are kept as the file gives them, a to-one's minimum included (older Xcode
+        // versions write minCount="1" on optional to-ones): Core Data's version hash covers
+        // them. A to-one's maximum is 1 whatever the file says.
         func count(_ key: String) throws -> Int {
-            guard isToMany, let text = node[key] else { return 0 }
-            guard let count = Int(text), count >= 0 else {
+            guard let text = node[key] else { return 0 }
+            guard let count = Int(text.trimmingCharacters(in: .whitespaces)) else {
                 throw ModelFileError(.invalidValue, file: file, line: node.line, "relationship '\(name)' has \(key)=\"\(text)\"")
             }
             return count
@@ -118,7 +121,7 @@ struct ModelFileReader {
         return RelationshipDescription(
             name: name, destination: try required(node, "destinationEntity"), inverse: node["inverseName"],
             isToMany: isToMany, isOrdered: isToMany && node.flag("ordered"), deleteRule: deleteRule,
-            isOptional: node.flag("optional"), minCount: try count("minCount"), maxCount: try count("maxCount"),
+            isOptional: node.flag("optional"), minCount: try count("minCount"), maxCount: isToMany ? try count("maxCount") : 0,
             isTransient: node.flag("transient"), renamingIdentifier: node["elementID"],
             versionHashModifier: node["versionHashModifier"], userInfo: userInfo(of: node))
     }

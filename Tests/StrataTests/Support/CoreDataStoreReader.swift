@@ -1,0 +1,69 @@
+import Foundation
+
+/// Reads a Core Data SQLite store's metadata and cached model through `Tests/Scripts/read-coredata-store.py`
+/// (Python's sqlite3, plistlib and zlib), for tests that hold Strata to what Core Data wrote.
+enum CoreDataStoreReader {
+    struct Metadata: Decodable {
+        /// Entity name → version hash, in hex.
+        var hashes: [String: String]
+        /// `NSStoreModelVersionHashesDigest` (base64), when the store has it.
+        var digest: String?
+        /// `NSStoreModelVersionChecksumKey` (base64), when the store has it.
+        var checksum: String?
+    }
+
+    static let script = Fixtures.packageRoot.appendingPathComponent("Tests/Scripts/read-coredata-store.py")
+
+    static var isAvailable: Bool {
+        (try? run(["-c", "import sqlite3, plistlib, zlib"])) != nil
+    }
+
+    /// The store's `Z_METADATA`, read from a copy so the fixture is never touched.
+    static func metadata(ofStoreAt store: URL) throws -> Metadata {
+        let copy = try copied(store)
+        defer { try? FileManager.default.removeItem(at: copy.deletingLastPathComponent()) }
+        return try JSONDecoder().decode(Metadata.self, from: run([script.path, "metadata", copy.path]))
+    }
+
+    /// The model cached in the store's `Z_MODELCACHE`, written as an `.xcdatamodel` into `directory`.
+    static func cachedModel(ofStoreAt store: URL, into directory: URL) throws -> URL {
+        let copy = try copied(store)
+        defer { try? FileManager.default.removeItem(at: copy.deletingLastPathComponent()) }
+        let model = directory.appendingPathComponent("Cached.xcdatamodel")
+        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+        _ = try run([script.path, "model", copy.path, model.appendingPathComponent("contents").path])
+        return model
+    }
+
+    /// A copy of the store with its `-wal` and `-shm` files, in a new temporary directory.
+    private static func copied(_ store: URL) throws -> URL {
+        let directory = try Fixtures.temporaryDirectory()
+        for suffix in ["", "-wal", "-shm"] {
+            let source = URL(fileURLWithPath: store.path + suffix)
+            guard FileManager.default.fileExists(atPath: source.path) else { continue }
+            try FileManager.default.copyItem(at: source, to: directory.appendingPathComponent(source.lastPathComponent))
+        }
+        return directory.appendingPathComponent(store.lastPathComponent)
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private static func run(_ arguments: [String]) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3"] + arguments
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw Failure(description: "python3 \(arguments.joined(separator: " ")): " + String(decoding: message, as: UTF8.self))
+        }
+        return data
+    }
+}
