@@ -35,8 +35,27 @@ final class XMLNode {
         attributes[attribute] == "YES"
     }
 
+    /// The largest model file Strata reads: real ones are kilobytes; this bounds what a corrupt
+    /// or foreign file can make the parser hold.
+    static let maximumSize = 64 << 20
+
     /// Parses an XML document. Throws the parser's message and line when it is not well formed.
+    ///
+    /// The bytes are checked before the parser sees them: FoundationXML's `XMLParser` traps on
+    /// names and values that are not UTF-8 and crashes on some processing instructions, and
+    /// Xcode writes model files in UTF-8, with an XML declaration and no other instruction,
+    /// document type or entity (which could also make a small file expand without bound).
     static func parse(_ data: Data, file: URL) throws -> XMLNode {
+        guard data.count <= maximumSize else {
+            throw ModelFileError(
+                .unreadable, file: file, "the file is \(data.count) bytes, more than any model file (at most \(maximumSize))")
+        }
+        if let (offset, line) = firstInvalidUTF8(in: data) {
+            throw ModelFileError(
+                .malformedXML, file: file, line: line,
+                "the file is not UTF-8 text: the byte at offset \(offset) (0x\(String(data[data.startIndex + offset], radix: 16, uppercase: true))) does not begin a valid UTF-8 character")
+        }
+        try checkMarkup(data, file: file)
         let builder = TreeBuilder()
         let parser = XMLParser(data: data)
         parser.delegate = builder
@@ -60,6 +79,53 @@ final class XMLNode {
                 "the XML is not well formed\(reason.map { ": \($0.localizedDescription)" } ?? "")")
         }
         return root
+    }
+
+    /// Refuses markup that Xcode never writes in a model file: a processing instruction other
+    /// than the XML declaration at the very start, and document type or entity declarations.
+    static func checkMarkup(_ data: Data, file: URL) throws {
+        let bytes = [UInt8](data)
+        var line = 1
+        for index in bytes.indices {
+            if bytes[index] == UInt8(ascii: "\n") { line += 1 }
+            guard bytes[index] == UInt8(ascii: "<"), index + 1 < bytes.count else { continue }
+            switch bytes[index + 1] {
+            case UInt8(ascii: "?"):
+                let declaration = Array("<?xml ".utf8)
+                let isDeclaration = index == 0 && bytes.starts(with: declaration)
+                    && bytes.firstRange(of: Array("version=".utf8)) != nil
+                guard isDeclaration else {
+                    throw ModelFileError(
+                        .malformedXML, file: file, line: line,
+                        index == 0
+                            ? "the XML declaration is malformed (it must read <?xml version=\"1.0\" …?>)"
+                            : "a processing instruction (<?…?>) is not part of a model file")
+                }
+            case UInt8(ascii: "!") where bytes[(index + 2)...].starts(with: Array("DOCTYPE".utf8))
+                || bytes[(index + 2)...].starts(with: Array("ENTITY".utf8)):
+                throw ModelFileError(
+                    .malformedXML, file: file, line: line, "a document type or entity declaration is not part of a model file")
+            default: continue
+            }
+        }
+    }
+
+    /// Where the first byte that is not valid UTF-8 is (its offset and 1-based line), if any.
+    static func firstInvalidUTF8(in data: Data) -> (offset: Int, line: Int)? {
+        var iterator = data.makeIterator()
+        var decoder = Unicode.UTF8()
+        var offset = 0, line = 1
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar):
+                offset += UTF8.width(scalar)
+                if scalar == "\n" { line += 1 }
+            case .emptyInput:
+                return nil
+            case .error:
+                return (offset, line)
+            }
+        }
     }
 
     private final class TreeBuilder: NSObject, XMLParserDelegate {

@@ -1,0 +1,176 @@
+import Foundation
+@testable import Strata
+import StrataTestSupport
+import Testing
+
+/// Everything that parses input a user hands Strata, fed mutated real input: model files,
+/// predicate format strings, binary store files. Each case must end in a value or a typed
+/// error, never a trap. The seed is printed first (a trap ends the process before any report);
+/// `STRATA_FUZZ_SEED` replays a run, `STRATA_FUZZ_CASES` sets the number of cases per target.
+@Suite struct FuzzTests {
+    static let seed = ProcessInfo.processInfo.environment["STRATA_FUZZ_SEED"].flatMap(UInt64.init)
+        ?? UInt64.random(in: 0...UInt64.max)
+    static let cases = ProcessInfo.processInfo.environment["STRATA_FUZZ_CASES"].flatMap(Int.init) ?? 3_000
+
+    static func announce(_ target: String) {
+        print("FuzzTests.\(target): STRATA_FUZZ_SEED=\(seed) STRATA_FUZZ_CASES=\(cases)")
+    }
+
+    /// The model files mutated: our own, and the real ones beside the project when present.
+    static func modelFiles() throws -> [Data] {
+        var files = [
+            Fixtures.models.appendingPathComponent("Everything.xcdatamodel/contents"),
+            Fixtures.models.appendingPathComponent("Library.xcdatamodel/contents"),
+        ]
+        for bundle in Fixtures.sharedBundles() {
+            let versions = try FileManager.default.contentsOfDirectory(atPath: bundle.path).filter { $0.hasSuffix(".xcdatamodel") }
+            files += versions.map { bundle.appendingPathComponent($0).appendingPathComponent("contents") }
+        }
+        return try files.map { try Data(contentsOf: $0) }
+    }
+
+    @Test func theModelReaderNeverTraps() throws {
+        Self.announce("theModelReaderNeverTraps")
+        let inputs = try Self.modelFiles()
+        var random = SplitMix64(seed: Self.seed)
+        var loaded = 0, refused = 0
+        let file = URL(fileURLWithPath: "/fuzz/contents")
+        for _ in 0..<Self.cases {
+            let input = inputs[Int.random(in: 0..<inputs.count, using: &random)]
+            let mutated = Mutator.mutateXML(input, using: &random)
+            do {
+                _ = try ModelFileReader(file: file).read(mutated)
+                loaded += 1
+            } catch is ModelFileError {
+                refused += 1
+            }
+        }
+        // Both outcomes must be common, or the mutations are too timid or too wild to test much.
+        #expect(loaded > Self.cases / 20, "seed \(Self.seed)")
+        #expect(refused > Self.cases / 20, "seed \(Self.seed)")
+    }
+
+    static let predicates = [
+        "title BEGINSWITH[cd] 'e' AND pages > 300", "ANY authors.name == 'Jane' OR NOT (pages <= 10)",
+        "SUBQUERY(books, $b, $b.pages > 100).@count > 2", "name IN {'a', 'b', 'c'} AND age BETWEEN {18, 65}",
+        "date >= CAST(0, 'NSDate') && flag == YES", "title LIKE[c] '*a?c*' || title MATCHES '^[A-Z].*'",
+        "%K == %@ AND pages > %d", "books.@sum.pages > 1000 AND author.name != nil", "TRUEPREDICATE",
+        "tags.@count == 0 OR ALL tags.label CONTAINS 'x'", "FUNCTION(name, 'uppercase') == 'A'",
+    ]
+
+    @Test func thePredicateParserNeverTraps() {
+        Self.announce("thePredicateParserNeverTraps")
+        var random = SplitMix64(seed: Self.seed &+ 1)
+        var parsed = 0, refused = 0
+        for _ in 0..<Self.cases {
+            let base = Self.predicates[Int.random(in: 0..<Self.predicates.count, using: &random)]
+            let mutated = Mutator.mutateText(base, using: &random)
+            do {
+                _ = try FetchPredicate(format: mutated, argumentArray: ["title", "x", 3])
+                parsed += 1
+            } catch is FetchPredicateError {
+                refused += 1
+            } catch {
+                Issue.record("seed \(Self.seed): '\(mutated)' threw \(type(of: error)), not a FetchPredicateError")
+            }
+        }
+        #expect(parsed > 0 && refused > 0, "seed \(Self.seed)")
+    }
+
+    @Test func theBinaryStoreReaderNeverTraps() async throws {
+        Self.announce("theBinaryStoreReaderNeverTraps")
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let original = try Data(contentsOf: try await BinaryStoreTests.savedStore(in: directory))
+        let model = try libraryModel()
+        var random = SplitMix64(seed: Self.seed &+ 2)
+        let url = directory.appendingPathComponent("Mutated.store")
+        var opened = 0, refused = 0
+        // Each case writes and reads a file: a tenth as many keep the run to seconds.
+        for _ in 0..<max(1, Self.cases / 10) {
+            try Mutator.mutateBinary(original, using: &random).write(to: url)
+            do {
+                var reader = try BinaryStoreReader(url: url)
+                defer { reader.close() }
+                let header = try reader.readHeader()
+                try reader.readObjects(schema: header.schema, storeIdentifier: "fuzz") { _, _ in }
+                _ = try header.schema.entities.map { try SlotMapping(file: $0, model: model, url: url) }
+                opened += 1
+            } catch is StoreError {
+                refused += 1
+            }
+        }
+        #expect(refused > 0, "seed \(Self.seed)")
+    }
+}
+
+/// Seeded mutations of real input: byte flips, truncations, deletions, duplications, bytes
+/// that are not UTF-8, and (for XML) attributes inserted into tags.
+enum Mutator {
+    static func mutateXML(_ data: Data, using random: inout SplitMix64) -> Data {
+        var bytes = [UInt8](data)
+        for _ in 0..<Int.random(in: 1...3, using: &random) {
+            if Int.random(in: 0..<3, using: &random) == 0 {
+                insertAttribute(into: &bytes, using: &random)
+            } else {
+                mutate(&bytes, using: &random)
+            }
+        }
+        return Data(bytes)
+    }
+
+    static func mutateText(_ text: String, using random: inout SplitMix64) -> String {
+        var bytes = [UInt8](text.utf8)
+        for _ in 0..<Int.random(in: 1...3, using: &random) { mutate(&bytes, using: &random) }
+        // Predicates arrive as Swift strings: invalid UTF-8 is repaired before the parser sees it.
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func mutateBinary(_ data: Data, using random: inout SplitMix64) -> Data {
+        var bytes = [UInt8](data)
+        mutate(&bytes, using: &random)
+        return Data(bytes)
+    }
+
+    /// Attribute names and values Xcode writes, and some it never would.
+    static let attributes = [
+        "attributeType", "optional", "transient", "defaultValueString", "minValueString", "maxValueString",
+        "minCount", "maxCount", "toMany", "ordered", "destinationEntity", "inverseName", "parentEntity", "name",
+        "derived", "derivationExpression", "deletionRule", "composite", "elementID", "isAbstract",
+    ]
+    static let values = [
+        "", "YES", "NO", "0", "-1", "0.0", "1e400", "Integer 16", "Undefined", "Composite", "Object ID", "Nope",
+        "99999999999999999999", "Cascade", "&amp;", "x.@count", "\u{FEFF}", "%@",
+    ]
+
+    static func insertAttribute(into bytes: inout [UInt8], using random: inout SplitMix64) {
+        let tags = bytes.indices.filter { bytes[$0] == UInt8(ascii: "<") && $0 + 1 < bytes.count && bytes[$0 + 1] != UInt8(ascii: "/") }
+        guard let tag = tags.randomElement(using: &random),
+            let space = bytes[tag...].firstIndex(where: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: ">") })
+        else { return }
+        let name = attributes.randomElement(using: &random)!  // the list is not empty
+        let value = values.randomElement(using: &random)!  // the list is not empty
+        bytes.insert(contentsOf: Array(" \(name)=\"\(value)\"".utf8), at: space)
+    }
+
+    static func mutate(_ bytes: inout [UInt8], using random: inout SplitMix64) {
+        guard !bytes.isEmpty else { return }
+        let at = Int.random(in: 0..<bytes.count, using: &random)
+        switch Int.random(in: 0..<7, using: &random) {
+        case 0: bytes[at] ^= UInt8(1 << Int.random(in: 0..<8, using: &random))
+        case 1: bytes[at] = UInt8.random(in: 0...255, using: &random)
+        case 2: bytes.removeSubrange(at...)
+        case 3: bytes.removeSubrange(at..<min(bytes.count, at + Int.random(in: 1...64, using: &random)))
+        case 4:
+            let end = min(bytes.count, at + Int.random(in: 1...64, using: &random))
+            bytes.insert(contentsOf: bytes[at..<end], at: at)
+        case 5:
+            // Bytes that are never valid UTF-8, or a sequence cut short.
+            let bad: [[UInt8]] = [[0xFF], [0xC0, 0x80], [0xE2, 0x82], [0xED, 0xA0, 0x80], [0xF8, 0x88, 0x80, 0x80, 0x80], [0x00]]
+            bytes.insert(contentsOf: bad.randomElement(using: &random)!, at: at)  // the list is not empty
+        default:
+            let value = values.randomElement(using: &random)!  // the list is not empty
+            bytes.insert(contentsOf: Array(value.utf8), at: at)
+        }
+    }
+}
