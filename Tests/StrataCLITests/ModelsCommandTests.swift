@@ -15,6 +15,21 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("  hash ") && $0.count == 7 + 64 })
     }
 
+    @Test func showSaysWhatItCoerced() throws {
+        let result = try StrataTool.run("models", "show", "Tests/Models/XcodeFeatures.xcdatamodel")
+        #expect(result.status == 0)
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(lines.contains("Coerced as Core Data does:"))
+        #expect(lines.contains(#"  Quake.depth: defaultValueString="0.0" on a Integer 64 attribute is taken as 0, as Core Data reads it"#))
+        #expect(lines.contains("  magnitude: Composite (optional)"))
+        #expect(lines.contains("    richter: Double (optional, default 0.0)"))
+        #expect(lines.contains("  scratch: Undefined (optional, transient)"))
+        let json = try StrataTool.run("models", "show", "Tests/Models/XcodeFeatures.xcdatamodel", "--json")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        #expect((object["coerced"] as? [String])?.count == 8)
+        #expect((object["versionChecksum"] as? String)?.count == 64)
+    }
+
     @Test func showPrintsJSON() throws {
         let result = try StrataTool.run("models", "show", Self.everything, "--json")
         #expect(result.status == 0)

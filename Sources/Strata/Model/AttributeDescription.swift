@@ -44,6 +44,10 @@ public struct AttributeDescription: Sendable, Hashable {
     public var derivationExpression: String?
     /// Whether persistent history keeps the value of deleted objects.
     public var preservesValueInHistoryOnDeletion = false
+    /// For a ``AttributeType/composite`` attribute: the attributes it is made of (Core Data's
+    /// `NSCompositeAttributeDescription.elements`), and the name Xcode gives the composite.
+    public var compositeElements: [AttributeDescription] = []
+    public var compositeName: String?
 
     public init(
         name: String,

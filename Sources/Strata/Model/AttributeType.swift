@@ -18,6 +18,23 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable, Codable {
     /// A `Codable` value, stored as its JSON encoding.
     case transformable = "Transformable"
     case objectID = "Object ID"
+    /// Xcode's "Undefined": a transient attribute that holds a value of any type, as Core Data
+    /// allows for transient attributes only.
+    case undefined = "Undefined"
+    /// A group of attributes stored as one (Core Data's `NSCompositeAttributeDescription`); see
+    /// ``AttributeDescription/compositeElements``. Its value is a `[String: Any]` dictionary of
+    /// its elements, which Strata keeps as their JSON encoding, as it keeps transformable values.
+    case composite = "Composite"
+
+    /// The kind of ``AttributeValue`` an attribute of this type holds: a composite's is
+    /// `.transformable` (the JSON of its elements); an undefined attribute's is any kind (`nil`).
+    var valueType: AttributeType? {
+        switch self {
+        case .composite: .transformable
+        case .undefined: nil
+        default: self
+        }
+    }
 
     /// Whether values of this type have an order (numbers, dates, strings, UUIDs) that
     /// minimum and maximum validation rules can use.

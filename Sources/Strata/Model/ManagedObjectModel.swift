@@ -59,12 +59,22 @@ public struct ManagedObjectModel: Sendable, Hashable {
         storage.layouts[name]?.entity
     }
 
+    /// For a model read from a model file: what the reader coerced, as Core Data does, each as
+    /// "Entity.attribute: what the file says, and what it was taken as" (a decimal default on an
+    /// integer attribute, say). Empty for a model made in Swift.
+    public var fileNotes: [String] { storage.fileNotes }
+
+    /// The same model, with the notes its file's reader took.
+    func withFileNotes(_ notes: [String]) -> ManagedObjectModel {
+        notes.isEmpty ? self : ManagedObjectModel(storage: storage.copy(fileNotes: notes))
+    }
+
     /// For a model from a ``ModelBundle``: the names of the bundle's versions up to this one.
     package var versionHistory: [String] { storage.versionHistory }
 
     /// The same model, as a version of a bundle whose versions up to it are `history`.
     func withVersionHistory(_ history: [String]) -> ManagedObjectModel {
-        ManagedObjectModel(storage: storage.withVersionHistory(history))
+        ManagedObjectModel(storage: storage.copy(versionHistory: history))
     }
 
     private init(storage: Storage) {
@@ -109,6 +119,7 @@ extension ManagedObjectModel {
         let versionHashes: [String: Data]
         let legacyVersionHashes: [String: Data]
         let versionHistory: [String]
+        let fileNotes: [String]
         /// Concrete entities by class, for `init(context:)`.
         let layoutsByClass: [ObjectIdentifier: [EntityLayout]]
 
@@ -132,12 +143,13 @@ extension ManagedObjectModel {
             self.layouts = layouts
             self.versionIdentifiers = versionIdentifiers
             versionHistory = []
+            fileNotes = []
             layoutsByClass = Dictionary(
                 grouping: resolved.filter { !$0.isAbstract }.compactMap { layouts[$0.name] },
                 by: { ObjectIdentifier($0.entity.managedObjectClass) })
         }
 
-        private init(copying other: Storage, versionHistory: [String]) {
+        private init(copying other: Storage, versionHistory: [String], fileNotes: [String]) {
             entities = other.entities
             layouts = other.layouts
             versionIdentifiers = other.versionIdentifiers
@@ -147,10 +159,11 @@ extension ManagedObjectModel {
             legacyVersionHashes = other.legacyVersionHashes
             layoutsByClass = other.layoutsByClass
             self.versionHistory = versionHistory
+            self.fileNotes = fileNotes
         }
 
-        func withVersionHistory(_ history: [String]) -> Storage {
-            Storage(copying: self, versionHistory: history)
+        func copy(versionHistory: [String]? = nil, fileNotes: [String]? = nil) -> Storage {
+            Storage(copying: self, versionHistory: versionHistory ?? self.versionHistory, fileNotes: fileNotes ?? self.fileNotes)
         }
     }
 }

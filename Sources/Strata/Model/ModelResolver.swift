@@ -201,6 +201,16 @@ struct ModelResolver {
             ModelError(.invalidValue, entity: entity.name, property: attribute.name, message)
         }
         let type = attribute.type
+        if type == .undefined, !attribute.isTransient {
+            throw fail("its type is Undefined, which only a transient attribute may have (as in Core Data)")
+        }
+        if type == .composite {
+            guard !attribute.compositeElements.isEmpty else { throw fail("it is a composite with no elements") }
+            guard attribute.defaultValue == nil else { throw fail("a composite attribute cannot have a default value") }
+            for index in attribute.compositeElements.indices {
+                try normalizeValues(of: &attribute.compositeElements[index], in: entity)
+            }
+        }
         func normalized(_ value: AttributeValue?, _ role: String) throws -> AttributeValue? {
             guard let value else { return nil }
             guard let converted = value.converted(to: type) else {

@@ -74,6 +74,8 @@ extension AttributeType {
         case .uri: 1200
         case .transformable: 1800
         case .objectID: 2000
+        case .undefined: 0
+        case .composite: 2100
         }
     }
 }
@@ -84,12 +86,19 @@ extension AttributeDescription {
     /// A stored attribute hashes its name, optionality, transience, version hash modifier, type
     /// number, and whether it allows external binary storage and preserves its value in history
     /// on deletion. A derived attribute hashes its derivation expression only, in the form
-    /// Core Data prints it (``coreDataDerivationFormat``). Default values, validation rules,
+    /// Core Data prints it (``coreDataDerivationFormat``); a composite, its elements' hashes. Default values, validation rules,
     /// `userInfo`, class names and the renaming identifier do not change it.
     public var versionHash: Data {
         var hasher = CoreDataHasher()
         if let derivation = coreDataDerivationFormat {
             hasher.append(derivation)
+            return hasher.sha256()
+        }
+        if type == .composite {
+            // Its flattened, stored elements' hashes in name order; not its own.
+            for element in flattenedCompositeElements.sorted(by: { EntityDescription.codeUnitOrder($0.name, $1.name) }) {
+                hasher.append(element.versionHash)
+            }
             return hasher.sha256()
         }
         hasher.append(
@@ -99,6 +108,11 @@ extension AttributeDescription {
         if allowsExternalBinaryDataStorage { hasher.append(byte: 1) }
         if preservesValueInHistoryOnDeletion { hasher.append(byte: 1) }
         return hasher.sha256()
+    }
+
+    /// A composite's stored elements, the elements of composites within it in their place.
+    var flattenedCompositeElements: [AttributeDescription] {
+        compositeElements.filter { !$0.isTransient }.flatMap { $0.type == .composite ? $0.flattenedCompositeElements : [$0] }
     }
 
     /// A derived attribute's expression as Core Data's `NSExpression` prints it, which is what

@@ -7,7 +7,7 @@ extension AttributeValue {
     /// convert to floating-point types when the result is exact. Nothing else converts: a
     /// string is never parsed into a number, nor a number formatted into a string.
     public func converted(to type: AttributeType) -> AttributeValue? {
-        if self.type == type { return self }
+        if self.type == type || type.valueType.map({ $0 == self.type }) ?? true { return self }
         if let integer = integerValue {
             switch type {
             case .integer16: return Int16(exactly: integer).map(AttributeValue.integer16)
@@ -49,6 +49,21 @@ extension AttributeValue {
             if let v = value as? UUID { return .uuid(v) }
         case .uri:
             if let v = value as? URL { return .uri(v) }
+        case .undefined:
+            // Whatever kind of value it is, in the type that matches its Swift type.
+            if let v = value as? Bool { return .boolean(v) }
+            if let number = numeric(from: value) { return number }
+            for type: AttributeType in [.string, .date, .binaryData, .uuid, .uri, .objectID] {
+                if let made = make(from: value, as: type) { return made }
+            }
+            return make(from: value, as: .transformable)
+        case .composite:
+            if let v = value as? Data { return .transformable(v) }
+            if JSONSerialization.isValidJSONObject(value),
+                let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])
+            {
+                return .transformable(data)
+            }
         case .transformable:
             if let v = value as? Data { return .transformable(v) }
             if let v = value as? any Encodable, let data = try? JSONEncoder.transformable.encode(v) {

@@ -70,7 +70,20 @@ extension AttributeValue {
         case .uri:
             guard let text = jsonObject as? String, let url = URL(string: text) else { throw fail() }
             self = .uri(url)
-        case .transformable:
+        case .undefined:
+            // Any kind of value: the kind its JSON form has.
+            if let text = jsonObject as? String {
+                self = .string(text)
+            } else if Self.isBoolean(jsonObject), let flag = jsonObject as? Bool {
+                self = .boolean(flag)
+            } else if let number = jsonObject as? NSNumber, let integer = Int64(exactly: number.doubleValue) {
+                self = .integer64(integer)
+            } else if let number = jsonObject as? NSNumber {
+                self = .double(number.doubleValue)
+            } else {
+                try self.init(jsonObject: jsonObject, type: .transformable)
+            }
+        case .transformable, .composite:
             guard JSONSerialization.isValidJSONObject([jsonObject]),
                 let data = try? JSONSerialization.data(withJSONObject: jsonObject, options: [.fragmentsAllowed, .sortedKeys])
             else { throw fail() }

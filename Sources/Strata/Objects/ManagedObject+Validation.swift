@@ -12,7 +12,7 @@ extension ManagedObject {
                 if !attribute.isOptional { fail(.missingValue, attribute.name, "a required attribute has no value") }
                 continue
             }
-            guard value.type == attribute.type else {
+            guard attribute.type.valueType.map({ value.type == $0 }) ?? true else {
                 fail(.wrongType, attribute.name, "a \(value.type.rawValue) value does not fit a \(attribute.type.rawValue) attribute")
                 continue
             }

@@ -20,6 +20,8 @@ struct ModelSummary: Encodable {
     struct Attribute: Encodable {
         var name: String
         var type: String
+        /// A composite's elements, in the same form.
+        var elements: [Attribute]?
         var isOptional: Bool
         var isTransient: Bool
         var defaultValue: String?
@@ -55,6 +57,8 @@ struct ModelSummary: Encodable {
     var versionChecksum: String
     var configurations: [String: [String]]
     var entities: [Entity]
+    /// What the model file's reader coerced, as Core Data does.
+    var coerced: [String]
 
     init(name: String, model: ManagedObjectModel, versions: [String]?, currentVersion: String?) {
         self.name = name
@@ -64,17 +68,14 @@ struct ModelSummary: Encodable {
         versionHashesDigest = Self.hex(model.versionHashesDigest)
         versionChecksum = Self.hex(model.versionChecksum)
         configurations = model.configurations
+        coerced = model.fileNotes
         entities = model.entities.sorted { $0.name < $1.name }.map { entity in
             Entity(
                 name: entity.name, className: entity.managedObjectClassName, parent: entity.superentityName,
                 subentities: entity.subentityNames, isAbstract: entity.isAbstract, renamingIdentifier: entity.renamingIdentifier,
                 versionHash: Self.hex(entity.versionHash),
                 attributes: entity.attributes.sorted { $0.name < $1.name }.map { attribute in
-                    Attribute(
-                        name: attribute.name, type: attribute.type.rawValue, isOptional: attribute.isOptional,
-                        isTransient: attribute.isTransient, defaultValue: attribute.defaultValue.map { "\($0.anyValue)" },
-                        renamingIdentifier: attribute.renamingIdentifier,
-                        versionHash: Self.hex(entity.propertyVersionHashes[attribute.name] ?? attribute.versionHash))
+                    Self.attribute(attribute, hash: entity.propertyVersionHashes[attribute.name])
                 },
                 relationships: entity.relationships.sorted { $0.name < $1.name }.map { relationship in
                     Relationship(
@@ -92,6 +93,15 @@ struct ModelSummary: Encodable {
                         elements: index.elements.map { ($0.expression ?? $0.propertyName) + ($0.isAscending ? "" : " desc") })
                 })
         }
+    }
+
+    static func attribute(_ attribute: AttributeDescription, hash: Data? = nil) -> Attribute {
+        Attribute(
+            name: attribute.name, type: attribute.type.rawValue,
+            elements: attribute.type == .composite ? attribute.compositeElements.sorted { $0.name < $1.name }.map { Self.attribute($0) } : nil,
+            isOptional: attribute.isOptional, isTransient: attribute.isTransient,
+            defaultValue: attribute.defaultValue.map { "\($0.anyValue)" }, renamingIdentifier: attribute.renamingIdentifier,
+            versionHash: hex(hash ?? attribute.versionHash))
     }
 
     static func hex(_ data: Data) -> String {
@@ -121,11 +131,7 @@ struct ModelSummary: Encodable {
             lines.append("  hash \(entity.versionHash)")
             if !entity.subentities.isEmpty { lines.append("  subentities: \(entity.subentities.joined(separator: ", "))") }
             for attribute in entity.attributes {
-                var traits = [attribute.isOptional ? "optional" : "required"]
-                if attribute.isTransient { traits.append("transient") }
-                if let value = attribute.defaultValue { traits.append("default \(value)") }
-                if let renamed = attribute.renamingIdentifier { traits.append("renamed from \(renamed)") }
-                lines.append("  \(attribute.name): \(attribute.type) (\(traits.joined(separator: ", ")))")
+                Self.describe(attribute, indent: "  ", into: &lines)
             }
             for relationship in entity.relationships {
                 var traits = [relationship.cardinality + (relationship.isOrdered ? " ordered" : "")]
@@ -145,6 +151,22 @@ struct ModelSummary: Encodable {
                 lines.append("  index \(index.name) (\(index.elements.joined(separator: ", ")))")
             }
         }
+        if !coerced.isEmpty {
+            lines.append("")
+            lines.append("Coerced as Core Data does:")
+            lines += coerced.map { "  \($0)" }
+        }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    private static func describe(_ attribute: Attribute, indent: String, into lines: inout [String]) {
+        var traits = [attribute.isOptional ? "optional" : "required"]
+        if attribute.isTransient { traits.append("transient") }
+        if let value = attribute.defaultValue { traits.append("default \(value)") }
+        if let renamed = attribute.renamingIdentifier { traits.append("renamed from \(renamed)") }
+        lines.append("\(indent)\(attribute.name): \(attribute.type) (\(traits.joined(separator: ", ")))")
+        for element in attribute.elements ?? [] {
+            describe(element, indent: indent + "  ", into: &lines)
+        }
     }
 }

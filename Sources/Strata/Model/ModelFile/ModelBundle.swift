@@ -5,7 +5,7 @@ import Foundation
 /// Xcode records no order between versions, so Strata takes the version named like the bundle
 /// as the first, and orders the others by name with numbers compared as numbers
 /// (`Model`, `Model 2`, …, `Model 10`). The current version is the one `.xccurrentversion`
-/// names, or the newest when it names none.
+/// names, or the newest when it names none (or is empty).
 public struct ModelBundle: Sendable {
     /// One version of the model.
     public struct Version: Sendable, Hashable {
@@ -111,7 +111,10 @@ public struct ModelBundle: Sendable {
         guard FileManager.default.fileExists(atPath: file.path) else { return nil }
         let plist: Any
         do {
-            plist = try PropertyListSerialization.propertyList(from: try Data(contentsOf: file), format: nil)
+            let data = try Data(contentsOf: file)
+            // Xcode leaves the file empty when no version was ever made current: the newest is.
+            if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return nil }
+            plist = try PropertyListSerialization.propertyList(from: data, format: nil)
         } catch {
             throw ModelFileError(.malformedXML, file: file, "cannot read the current version: \(error.localizedDescription)")
         }

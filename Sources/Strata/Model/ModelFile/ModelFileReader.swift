@@ -3,19 +3,37 @@ import Foundation
 /// Reads the `contents` file of an Xcode `.xcdatamodel` into a model.
 ///
 /// Everything Xcode writes is understood. What Strata has no use for is passed over on
-/// purpose: the diagram layout (`elements`), `syncable` and the tool versions. Legacy forms
-/// are converted: `compoundIndexes` become fetch indexes.
+/// purpose: the diagram layout (`elements`), `syncable`, Spotlight and truth-file flags and the
+/// tool versions. Legacy forms are converted: `compoundIndexes` become fetch indexes. Values
+/// that Core Data coerces are coerced the same way, and each coercion is recorded in the
+/// model's ``ManagedObjectModel/fileNotes`` (see ``ModelFileValues``).
 struct ModelFileReader {
     let file: URL
+    /// What was coerced so far, for ``ManagedObjectModel/fileNotes``.
+    private let notes = NoteList()
+
+    init(file: URL) {
+        self.file = file
+    }
+
+    /// Collects notes from the value parsers while a file is read.
+    final class NoteList {
+        var notes: [String] = []
+    }
 
     func read(_ data: Data) throws -> ManagedObjectModel {
         let root = try XMLNode.parse(data, file: file)
         guard root.name == "model" else {
             throw ModelFileError(.notAModel, file: file, line: root.line, "the root element is <\(root.name)>, not <model>")
         }
+        // Xcode writes composites at the model level and refers to them by name.
+        var composites: [String: XMLNode] = [:]
+        for node in root.children(named: "composite") {
+            composites[try required(node, "name")] = node
+        }
         var entityLines: [String: Int] = [:]
         let entities = try root.children(named: "entity").map { node in
-            let entity = try readEntity(node)
+            let entity = try readEntity(node, composites: composites)
             entityLines[entity.name] = node.line
             return entity
         }
@@ -33,13 +51,14 @@ struct ModelFileReader {
         do {
             return try ManagedObjectModel(
                 entities: entities, versionIdentifiers: identifiers, configurations: configurations,
-                fetchRequestTemplates: templates)
+                fetchRequestTemplates: templates
+            ).withFileNotes(notes.notes)
         } catch let error as ModelError {
             throw ModelFileError(.invalidModel, file: file, line: entityLines[error.entity], error.description, modelError: error)
         }
     }
 
-    private func readEntity(_ node: XMLNode) throws -> EntityDescription {
+    private func readEntity(_ node: XMLNode, composites: [String: XMLNode]) throws -> EntityDescription {
         var entity = EntityDescription(
             name: try required(node, "name"), superentity: node["parentEntity"], isAbstract: node.flag("isAbstract"),
             renamingIdentifier: node["elementID"], versionHashModifier: node["versionHashModifier"],
@@ -48,7 +67,7 @@ struct ModelFileReader {
         entity.codeGenerationType = node["codeGenerationType"]
         for child in node.children {
             switch child.name {
-            case "attribute": entity.attributes.append(try readAttribute(child))
+            case "attribute": entity.attributes.append(try readAttribute(child, in: entity.name, composites: composites))
             case "relationship": entity.relationships.append(try readRelationship(child))
             case "fetchedProperty": entity.fetchedProperties.append(try readFetchedProperty(child))
             case "uniquenessConstraints":
@@ -68,9 +87,12 @@ struct ModelFileReader {
         return entity
     }
 
-    private func readAttribute(_ node: XMLNode) throws -> AttributeDescription {
+    private func readAttribute(
+        _ node: XMLNode, in entity: String, composites: [String: XMLNode], enclosing: Set<String> = []
+    ) throws -> AttributeDescription {
         let name = try required(node, "name")
-        let typeName = try required(node, "attributeType")
+        // Xcode writes no type for "Undefined", which a transient attribute may have.
+        let typeName = node["attributeType"] ?? AttributeType.undefined.rawValue
         guard let type = AttributeType(rawValue: typeName) else {
             throw ModelFileError(
                 .unknownAttributeType, file: file, line: node.line,
@@ -81,7 +103,26 @@ struct ModelFileReader {
             name: name, type: type, isOptional: node.flag("optional"), isTransient: node.flag("transient"),
             regularExpression: node["regularExpressionString"], renamingIdentifier: node["elementID"],
             versionHashModifier: node["versionHashModifier"], userInfo: userInfo(of: node))
-        let values = ModelFileValues(file: file, node: node, attribute: name, type: type)
+        if type == .composite {
+            let compositeName = node["composite"]
+            // The elements: the model-level <composite> it names, or <attribute> children of its own.
+            let source = try compositeName.map { composite in
+                guard let definition = composites[composite] else {
+                    throw ModelFileError(
+                        .invalidValue, file: file, line: node.line,
+                        "attribute '\(name)' names the composite '\(composite)', which the model does not define")
+                }
+                guard !enclosing.contains(composite) else {
+                    throw ModelFileError(.invalidValue, file: file, line: node.line, "the composite '\(composite)' contains itself")
+                }
+                return definition
+            } ?? node
+            attribute.compositeName = compositeName
+            attribute.compositeElements = try source.children(named: "attribute").map {
+                try readAttribute($0, in: entity, composites: composites, enclosing: enclosing.union(compositeName.map { [$0] } ?? []))
+            }
+        }
+        let values = ModelFileValues(file: file, node: node, entity: entity, attribute: name, type: type, notes: notes)
         attribute.defaultValue = try values.defaultValue()
         if type == .string || type == .binaryData {
             attribute.minimumLength = try values.length("minValueString")

@@ -22,6 +22,7 @@ struct ModelFileWriter {
         for entity in model.entities.sorted(by: { $0.name < $1.name }) {
             write(entity)
         }
+        writeComposites()
         for template in model.fetchRequestTemplates.sorted(by: { $0.name < $1.name }) {
             element(
                 "fetchRequest",
@@ -81,10 +82,12 @@ struct ModelFileWriter {
         close("entity", depth: 1)
     }
 
-    private mutating func write(_ attribute: AttributeDescription) {
+    private mutating func write(_ attribute: AttributeDescription, depth: Int = 2) {
         var fields: [(String, String?)] = [
             ("name", attribute.name), ("optional", flag(attribute.isOptional)), ("transient", flag(attribute.isTransient)),
-            ("attributeType", attribute.type.rawValue),
+            // Xcode writes no type for Undefined.
+            ("attributeType", attribute.type == .undefined ? nil : attribute.type.rawValue),
+            ("composite", attribute.type == .composite ? Self.compositeName(of: attribute) : nil),
         ]
         if attribute.type == .string || attribute.type == .binaryData {
             fields += [("minValueString", attribute.minimumLength.map(String.init)),
@@ -107,7 +110,27 @@ struct ModelFileWriter {
             ("preserveAfterDeletion", flag(attribute.preservesValueInHistoryOnDeletion)),
             ("elementID", attribute.renamingIdentifier), ("versionHashModifier", attribute.versionHashModifier),
         ]
-        leafOrUserInfo("attribute", fields, attribute.userInfo)
+        leafOrUserInfo("attribute", fields, attribute.userInfo, depth: depth)
+    }
+
+    /// The name of a composite's model-level definition: its own, else one made from the attribute's.
+    static func compositeName(of attribute: AttributeDescription) -> String {
+        attribute.compositeName ?? attribute.name.prefix(1).uppercased() + attribute.name.dropFirst()
+    }
+
+    /// Xcode's model-level `<composite>` definitions, one per name, nested ones included.
+    private mutating func writeComposites() {
+        var written: Set<String> = []
+        var pending = model.entities.flatMap(\.attributes).filter { $0.type == .composite }
+        while let composite = pending.first {
+            pending.removeFirst()
+            let name = Self.compositeName(of: composite)
+            guard written.insert(name).inserted else { continue }
+            open("composite", [("name", name)], depth: 1)
+            for element in composite.compositeElements.sorted(by: { $0.name < $1.name }) { write(element, depth: 2) }
+            close("composite", depth: 1)
+            pending += composite.compositeElements.filter { $0.type == .composite }
+        }
     }
 
     private mutating func write(_ relationship: RelationshipDescription) {
@@ -125,14 +148,16 @@ struct ModelFileWriter {
         leafOrUserInfo("relationship", fields, relationship.userInfo)
     }
 
-    private mutating func leafOrUserInfo(_ name: String, _ fields: [(String, String?)], _ userInfo: [String: String]) {
+    private mutating func leafOrUserInfo(
+        _ name: String, _ fields: [(String, String?)], _ userInfo: [String: String], depth: Int = 2
+    ) {
         guard !userInfo.isEmpty else {
-            element(name, fields, depth: 2)
+            element(name, fields, depth: depth)
             return
         }
-        open(name, fields, depth: 2)
-        writeUserInfo(userInfo, depth: 3)
-        close(name, depth: 2)
+        open(name, fields, depth: depth)
+        writeUserInfo(userInfo, depth: depth + 1)
+        close(name, depth: depth)
     }
 
     private mutating func writeUserInfo(_ userInfo: [String: String], depth: Int) {

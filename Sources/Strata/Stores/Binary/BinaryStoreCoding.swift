@@ -21,6 +21,10 @@ extension AttributeType {
         case .uri: 12
         case .transformable: 13
         case .objectID: 14
+        // Attribute types whose values are stored under another tag (a composite's as
+        // transformable) or never stored (undefined: transient only): tags for the schema.
+        case .undefined: 15
+        case .composite: 16
         }
     }
 
@@ -83,6 +87,7 @@ extension ByteReader {
         guard tag != 0 else { return nil }
         guard let type = AttributeType(binaryTag: tag) else { throw fail("unknown value tag \(tag)") }
         switch type {
+        case .undefined, .composite: throw fail("unknown value tag \(tag)")  // schema tags only
         case .integer16:
             guard let v = Int16(exactly: try signed()) else { throw fail("an Integer 16 value is out of range") }
             return .integer16(v)

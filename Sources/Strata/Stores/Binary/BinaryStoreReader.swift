@@ -202,7 +202,7 @@ extension ByteReader {
         attributes.reserveCapacity(entity.attributes.count)
         for attribute in entity.attributes {
             let value = try attributeValue()
-            if let value, value.type != attribute.type {
+            if let value, value.type != attribute.type.valueType {
                 throw fail("'\(entity.name).\(attribute.name)' holds a \(value.type.rawValue) value")
             }
             attributes.append(value)
