@@ -2,16 +2,26 @@ import Foundation
 import Strata
 
 extension MappingModel {
-    /// A mapping from `source` to `destination` by Core Data's lightweight rules, and more.
+    /// A mapping from `source` to `destination` by Core Data's lightweight rules
+    /// (`formats/coredata-lightweight-migration.md`, whose sections the rules below cite).
     ///
-    /// Inferred: entities and properties added, removed, or renamed (through the destination's
-    /// renaming identifier, which may name the source or share its identifier); non-optional →
-    /// optional; optional → non-optional when there is a default value; to-one ↔ to-many and
-    /// unordered ↔ ordered; new parents and children, properties moving up or down a hierarchy,
-    /// entities leaving one. Beyond Core Data, lossless type widenings: Integer 16 → 32 → 64,
-    /// Float → Double, integers → Decimal, any scalar → String. Refused: a lossy type change, a
-    /// new required property without a default, two hierarchies merged into one (their
-    /// reference numbers could collide), a relationship whose destination changed.
+    /// Inferred, as Core Data infers them: entities and properties added, removed, or renamed
+    /// (through the destination's renaming identifier, which may name the source or share its
+    /// identifier) (§2); a property becoming optional, or required with or without a default,
+    /// and a new required property with or without a default (§3, §5); to-one → to-many and
+    /// unordered ↔ ordered (§5); any change between Integer 16, 32 and 64, Decimal, Double,
+    /// Float and Boolean (§4); Binary ↔ Transformable when the destination's `userInfo` has
+    /// `NSMigrationAllowTypeTransformation` and no external storage is involved (§4); new
+    /// parents and children, properties moving up or down a hierarchy, entities leaving one
+    /// (§2). Beyond Core Data, a scalar becoming a String (its text). Whether a store then
+    /// migrates is for its data to decide (§3, §5): the ``MigrationManager`` fills a newly
+    /// required attribute's empty values with its default, and fails, writing nothing, when a
+    /// newly required value without a default is missing in some object.
+    ///
+    /// Refused, each naming the change: an incompatible type change (String ↔ a number, Date ↔
+    /// Double, anything with Undefined…) (§4); external binary storage moved into the store
+    /// (§4); a to-many becoming a to-one (§5); two hierarchies merged into one, whose reference
+    /// numbers could collide (§2); a relationship whose destination changed.
     ///
     /// - Throws: ``MigrationError`` with code `.cannotInfer`, listing every entity and property
     ///   that cannot be mapped and why, not just the first.
@@ -74,19 +84,13 @@ extension MappingModel {
         let sourceAttributes = Array(source.attributesByName.values)
         for attribute in destination.attributesByName.values.sorted(by: { $0.name < $1.name }) where !attribute.isTransient {
             let place = "\(destination.name).\(attribute.name)"
+            // A new attribute, required or not, is inferred (§3): its default fills existing
+            // objects, and without one the data decides at migration time.
             guard let origin = match(attribute.name, attribute.renamingIdentifier, in: sourceAttributes.map { ($0.name, $0.renamingIdentifier) }),
                 let sourceAttribute = source.attributesByName[origin], !sourceAttribute.isTransient
-            else {
-                if !attribute.isOptional && attribute.defaultValue == nil {
-                    problems.append("\(place): a new required attribute needs a default value")
-                }
-                continue
-            }
-            if !TypeConversion.isLossless(from: sourceAttribute.type, to: attribute.type) {
-                problems.append("\(place): \(sourceAttribute.type.rawValue) → \(attribute.type.rawValue) would lose data")
-            }
-            if sourceAttribute.isOptional && !attribute.isOptional && attribute.defaultValue == nil {
-                problems.append("\(place): it becomes required, and has no default value for objects without one")
+            else { continue }
+            if let refusal = TypeConversion.refusal(from: sourceAttribute, to: attribute) {
+                problems.append("\(place): \(refusal)")
             }
             attributes.append(.copy(attribute.name, from: origin))
         }
@@ -94,22 +98,18 @@ extension MappingModel {
         let sourceRelationships = Array(source.relationshipsByName.values)
         for relationship in destination.relationshipsByName.values.sorted(by: { $0.name < $1.name }) where !relationship.isTransient {
             let place = "\(destination.name).\(relationship.name)"
+            // A new relationship, required or not, is inferred (§5); the data decides.
             guard let origin = match(relationship.name, relationship.renamingIdentifier, in: sourceRelationships.map { ($0.name, $0.renamingIdentifier) }),
                 let sourceRelationship = source.relationshipsByName[origin], !sourceRelationship.isTransient
-            else {
-                if !relationship.isOptional || relationship.minCount > 0 {
-                    problems.append("\(place): a new required relationship cannot be filled in")
-                }
-                continue
+            else { continue }
+            if sourceRelationship.isToMany && !relationship.isToMany {
+                problems.append("\(place): a to-many relationship cannot become a to-one (Core Data refuses it too)")
             }
             let mappedDestination = entityMap[sourceRelationship.destinationEntityName]
             let hierarchy = Set(destinationHierarchy(of: relationship.destinationEntityName, in: destinationModel))
             if mappedDestination.map({ !hierarchy.contains($0) }) ?? true {
                 problems.append(
                     "\(place): its destination changed from \(sourceRelationship.destinationEntityName) to \(relationship.destinationEntityName)")
-            }
-            if sourceRelationship.isOptional && !relationship.isOptional {
-                problems.append("\(place): it becomes required, which objects without one would break")
             }
             relationships.append(.copy(relationship.name, from: origin))
         }
@@ -143,42 +143,6 @@ extension MappingModel {
         }
         return sourceRoots.filter { $0.value.count > 1 }.sorted { $0.key < $1.key }.map { root, origins in
             "\(root): it would merge the hierarchies of \(origins.sorted().joined(separator: " and ")), whose reference numbers may collide"
-        }
-    }
-}
-
-/// Which attribute type changes keep every value.
-enum TypeConversion {
-    static func isLossless(from source: AttributeType, to destination: AttributeType) -> Bool {
-        if source == destination { return true }
-        switch (source, destination) {
-        case (.integer16, .integer32), (.integer16, .integer64), (.integer32, .integer64): return true
-        case (.integer16, .decimal), (.integer32, .decimal), (.integer64, .decimal): return true
-        case (.float, .double): return true
-        case (.integer16, .string), (.integer32, .string), (.integer64, .string), (.decimal, .string), (.double, .string),
-            (.float, .string), (.boolean, .string), (.uuid, .string), (.uri, .string), (.date, .string):
-            return true
-        default: return false
-        }
-    }
-
-    /// The value converted to `type` without loss; `nil` when it cannot be.
-    static func convert(_ value: AttributeValue, to type: AttributeType) -> AttributeValue? {
-        if value.type == type { return value }
-        if let converted = value.converted(to: type) { return converted }
-        guard type == .string else { return nil }
-        switch value {
-        case .integer16(let v): return .string("\(v)")
-        case .integer32(let v): return .string("\(v)")
-        case .integer64(let v): return .string("\(v)")
-        case .decimal(let v): return .string("\(v)")
-        case .double(let v): return .string("\(v)")
-        case .float(let v): return .string("\(v)")
-        case .boolean(let v): return .string(v ? "true" : "false")
-        case .uuid(let v): return .string(v.uuidString)
-        case .uri(let v): return .string(v.absoluteString)
-        case .date(let v): return .string(v.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-        default: return nil
         }
     }
 }

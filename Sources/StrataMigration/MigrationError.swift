@@ -7,7 +7,7 @@ public struct MigrationError: Error, Hashable, Sendable, CustomStringConvertible
     /// What went wrong.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
-            case cannotInfer, unknownSourceVersion, invalidMapping, dataLoss, cancelled
+            case cannotInfer, unknownSourceVersion, invalidMapping, dataLoss, missingValues, cancelled
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -21,6 +21,10 @@ public struct MigrationError: Error, Hashable, Sendable, CustomStringConvertible
         /// An object's data does not fit the new model (two objects in what became a to-one
         /// relationship, a value a custom mapping could not convert).
         public static let dataLoss = Code(.dataLoss)
+        /// Objects lack values the step makes required (a new required attribute without a
+        /// default, an optional relationship made required): Core Data's 134110. ``MigrationError/problems``
+        /// lists each object's URI with the rule; the store is unchanged.
+        public static let missingValues = Code(.missingValues)
         /// The task was cancelled; the store is unchanged.
         public static let cancelled = Code(.cancelled)
 
@@ -29,7 +33,8 @@ public struct MigrationError: Error, Hashable, Sendable, CustomStringConvertible
 
     public var code: Code
     public var message: String
-    /// Every problem found, for `.cannotInfer` and `.invalidMapping`: "Entity.property: why".
+    /// Every problem found, for `.cannotInfer` and `.invalidMapping` ("Entity.property: why"),
+    /// and for `.missingValues` and `.dataLoss` ("object URI: Entity.property: why").
     public var problems: [String]
 
     public init(_ code: Code, _ message: String, problems: [String] = []) {

@@ -17,6 +17,13 @@ public struct MigrationManager: Sendable {
     public let destinationModel: ManagedObjectModel
     /// A name for progress events: the stage of a staged migration.
     public var stageName: String
+    /// Whether an object that lacks a value the step makes required gets the attribute's default
+    /// or its type's zero value (`strata migrate --fill-defaults`) instead of failing the
+    /// migration; the ``MigrationReport`` says what was filled. Off by default, as in Core Data.
+    public var fillsMissingValues = false
+
+    /// The most failing objects an error lists (it counts them all).
+    static let listedFailures = 1_000
 
     public init(sourceModel: ManagedObjectModel, destinationModel: ManagedObjectModel, stageName: String = "migration") {
         self.sourceModel = sourceModel
@@ -27,17 +34,23 @@ public struct MigrationManager: Sendable {
     /// Migrates the store at `url` in place. Cancelling the task stops it (between chunks) and
     /// leaves the store as it was.
     ///
+    /// Every object is checked against what the step makes required (see
+    /// ``fillsMissingValues``); when any object fails, the migration writes nothing and its
+    /// error lists each one's URI with the rule it breaks.
+    ///
     /// - Parameters:
     ///   - backup: Where to keep a copy of the original, if anywhere.
     ///   - progress: Called after every chunk.
+    /// - Returns: What the migration filled in, if anything.
     /// - Throws: ``MigrationError`` (`.unknownSourceVersion` when the store was not written by
-    ///   the source model, `.dataLoss`, `.cancelled`), or a `StoreError`.
+    ///   the source model, `.missingValues`, `.dataLoss`, `.cancelled`), or a `StoreError`.
+    @discardableResult
     public func migrateStore(
         at url: URL, mapping: MappingModel, backup: URL? = nil, progress: @escaping @Sendable (MigrationProgress) -> Void = { _ in }
-    ) async throws {
+    ) async throws -> MigrationReport {
         let cancelled = Mutex(false)
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<MigrationReport, any Error>) in
                 // The rewrite blocks on I/O and CPU for its whole length: a thread of its own keeps
                 // it off the cooperative pool.
                 Thread.detachNewThread {
@@ -69,7 +82,7 @@ public struct MigrationManager: Sendable {
 
     private func run(
         url: URL, mapping: MappingModel, backup: URL?, isCancelled: () -> Bool, progress: (MigrationProgress) -> Void
-    ) throws {
+    ) throws -> MigrationReport {
         let rewriter = try BinaryStoreRewriter(url: url)
         let metadata = rewriter.header.metadata
         let differences = sourceModel.incompatibleEntities(inConfiguration: nil, storeMetadata: metadata)
@@ -90,6 +103,21 @@ public struct MigrationManager: Sendable {
         let total = totalObjects(in: metadata)
         var done = 0
         var mappers: [String: RowMapper?] = [:]
+        let requirements = DataRequirements(mapping: mapping, source: sourceModel, destination: destinationModel)
+        var failures = FailureList(limit: Self.listedFailures)
+        var filled: [String: Int] = [:]
+        /// Checks and fills each mapped object; a failing one is listed and left out.
+        func checked(_ rows: [(Int64, Row)], entity: String) -> [(Int64, Row)] {
+            guard !requirements.isEmpty else { return rows }
+            return rows.compactMap { reference, row in
+                var row = row
+                let broken = requirements.check(&row, entity: entity, fillingMissingValues: fillsMissingValues, filled: &filled)
+                for requirement in broken {
+                    failures.append(missing: "\(ManagedObjectID.make(store: store, entity: entity, reference: reference)): \(requirement.place): \(requirement.rule)")
+                }
+                return broken.isEmpty ? (reference, row) : nil
+            }
+        }
         for entityMapping in mapping.entityMappings {
             try entityMapping.policy?.beginEntityMapping(entityMapping, in: session)
         }
@@ -105,21 +133,27 @@ public struct MigrationManager: Sendable {
             if mappers[entity.name] == nil {
                 mappers[entity.name] = RowMapper(mapping: entityMapping, source: entity, destination: layout, renames: renames, store: store)
             }
-            if let mapper = mappers[entity.name] ?? nil {
-                return [(destinationName, try rows.map { ($0.0, try mapper.map($0.1, reference: $0.0)) })]
-            }
             var mapped: [(Int64, Row)] = []
             for (reference, row) in rows {
-                let source = MigrationObject(row: row, reference: reference, entity: entity, store: store)
-                let made = try entityMapping.policy?.createDestinationInstance(for: source, mapping: entityMapping, in: session)
-                    ?? (entityMapping.policy == nil ? try session.standardDestination(for: source, mapping: entityMapping) : nil)
-                guard let destination = made, let number = destination.objectID.referenceNumber else { continue }
-                guard destination.entityName == destinationName else {
-                    throw MigrationError(.invalidMapping, "the mapping \(entityMapping.name) made a \(destination.entityName) object")
+                // A value that does not fit is listed with the others, and the migration fails at the end.
+                do {
+                    if let mapper = mappers[entity.name] ?? nil {
+                        mapped.append((reference, try mapper.map(row, reference: reference)))
+                        continue
+                    }
+                    let source = MigrationObject(row: row, reference: reference, entity: entity, store: store)
+                    let made = try entityMapping.policy?.createDestinationInstance(for: source, mapping: entityMapping, in: session)
+                        ?? (entityMapping.policy == nil ? try session.standardDestination(for: source, mapping: entityMapping) : nil)
+                    guard let destination = made, let number = destination.objectID.referenceNumber else { continue }
+                    guard destination.entityName == destinationName else {
+                        throw MigrationError(.invalidMapping, "the mapping \(entityMapping.name) made a \(destination.entityName) object")
+                    }
+                    mapped.append((number, try destination.row(for: layout, version: row.version)))
+                } catch let error as MigrationError where error.code == .dataLoss {
+                    failures.append(lost: error.message)
                 }
-                mapped.append((number, try destination.row(for: layout, version: row.version)))
             }
-            return [(destinationName, mapped)]
+            return [(destinationName, checked(mapped, entity: destinationName))]
         } finish: {
             for entityMapping in mapping.entityMappings {
                 try entityMapping.policy?.endEntityMapping(entityMapping, in: session)
@@ -131,8 +165,12 @@ public struct MigrationManager: Sendable {
                 else { continue }
                 extra[object.entityName, default: []].append((reference, try object.row(for: layout, version: 1)))
             }
-            return extra.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+            let added = extra.sorted { $0.key < $1.key }.map { ($0.key, checked($0.value, entity: $0.key)) }
+            // Thrown before the new file is swapped in: the store is left as it was.
+            if let error = failures.error(stage: stageName) { throw error }
+            return added
         }
+        return MigrationReport(stage: stageName, filledValues: filled)
     }
 
     /// Reference counters per destination hierarchy: the highest of the source hierarchies that

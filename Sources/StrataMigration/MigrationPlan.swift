@@ -12,6 +12,9 @@ public struct MigrationPlan: Sendable {
     public let bundle: ModelBundle
     /// The custom stages, by their `fromVersion`.
     public var customStages: [MigrationStage]
+    /// Whether objects lacking a value a stage makes required get a default instead of failing
+    /// the migration (see ``MigrationManager/fillsMissingValues``).
+    public var fillsMissingValues = false
     private let logger = Logger(label: "strata.migration")
 
     public init(bundle: ModelBundle, customStages: [MigrationStage] = []) {
@@ -25,13 +28,13 @@ public struct MigrationPlan: Sendable {
     /// - Throws: ``MigrationError`` with code `.unknownSourceVersion` for a store no version of the
     ///   bundle wrote, or one from a version after `target`.
     public func stages(forStoreMetadata metadata: [String: MetadataValue], to target: String? = nil) throws -> [MigrationStage] {
+        let destination = try target.map { try bundle.version(named: $0) } ?? bundle.currentVersion
         let source: ModelBundle.Version
         do {
-            source = try bundle.version(forStoreMetadata: metadata)
+            source = try bundle.version(forStoreMetadata: metadata, migratingTo: destination)
         } catch let error as PersistenceError {
             throw MigrationError(.unknownSourceVersion, error.message)
         }
-        let destination = try target.map { try bundle.version(named: $0) } ?? bundle.currentVersion
         guard let from = bundle.versions.firstIndex(of: source), let to = bundle.versions.firstIndex(of: destination) else { return [] }
         guard from <= to else {
             throw MigrationError(
@@ -44,16 +47,46 @@ public struct MigrationPlan: Sendable {
     }
 
     /// Migrates the store at `url` through every stage to `target` (the current version by
-    /// default). Each stage is a whole migration: an interruption leaves the store at the last
-    /// completed stage's version, which the next run continues from.
+    /// default). When a stage fails, the store is put back as it was before the first one (a
+    /// store whose data a later stage refuses is not left half-way). Each stage is a whole
+    /// migration: a crash leaves the store at the last completed stage's version, which the
+    /// next run continues from.
     ///
     /// - Parameter backup: Where to keep a copy of the store as it was before the first stage.
+    /// - Returns: Each stage's report: what it filled in, if anything.
+    @discardableResult
     public func migrateStore(
         at url: URL, to target: String? = nil, backup: URL? = nil, inferMappings: Bool = true,
         progress: @escaping @Sendable (MigrationProgress) -> Void = { _ in }
-    ) async throws {
+    ) async throws -> [MigrationReport] {
         let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: url)
         let stages = try stages(forStoreMetadata: metadata, to: target)
+        guard stages.count > 1 else { return try await migrate(url, through: stages, backup: backup, inferMappings: inferMappings, progress: progress) }
+        // A copy beside the store, put back if a later stage fails.
+        let original = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).before-migration")
+        try? FileManager.default.removeItem(at: original)
+        do {
+            try FileManager.default.copyItem(at: url, to: original)
+        } catch {
+            throw StoreError(.writeFailed, file: original, "cannot keep a copy of the store before migrating it: \(error.localizedDescription)")
+        }
+        do {
+            let reports = try await migrate(url, through: stages, backup: backup, inferMappings: inferMappings, progress: progress)
+            try? FileManager.default.removeItem(at: original)
+            return reports
+        } catch {
+            if (try? FileManager.default.replaceItemAt(url, withItemAt: original)) == nil {
+                logger.error("could not put the store back as it was", metadata: ["store": "\(url.path)", "copy": "\(original.path)"])
+            }
+            throw error
+        }
+    }
+
+    private func migrate(
+        _ url: URL, through stages: [MigrationStage], backup: URL?, inferMappings: Bool,
+        progress: @escaping @Sendable (MigrationProgress) -> Void
+    ) async throws -> [MigrationReport] {
+        var reports: [MigrationReport] = []
         for (number, stage) in stages.enumerated() {
             let old = try bundle.version(named: stage.fromVersion).model
             let new = try bundle.version(named: stage.toVersion).model
@@ -68,10 +101,12 @@ public struct MigrationPlan: Sendable {
                 mapping = try MappingModel.inferred(from: old, to: new)
             }
             logger.info("migrating", metadata: ["store": "\(url.path)", "from": "\(stage.fromVersion)", "to": "\(stage.toVersion)"])
-            let manager = MigrationManager(sourceModel: old, destinationModel: new, stageName: "\(stage.fromVersion) → \(stage.toVersion)")
-            try await manager.migrateStore(at: url, mapping: mapping, backup: number == 0 ? backup : nil, progress: progress)
+            var manager = MigrationManager(sourceModel: old, destinationModel: new, stageName: "\(stage.fromVersion) → \(stage.toVersion)")
+            manager.fillsMissingValues = fillsMissingValues
+            reports.append(try await manager.migrateStore(at: url, mapping: mapping, backup: number == 0 ? backup : nil, progress: progress))
             if let didMigrate = stage.didMigrate { try await Self.run(didMigrate, on: url, model: new) }
         }
+        return reports
     }
 
     private static func run(
@@ -115,6 +150,7 @@ public struct StagedMigrator: StoreMigrator {
         }
         try await plan.migrateStore(at: url, to: target.name, inferMappings: inferMappingModel)
     }
+
 }
 
 extension PersistentStoreDescription {

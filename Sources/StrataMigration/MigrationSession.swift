@@ -59,7 +59,9 @@ public final class MigrationSession {
             guard let value else { continue }
             guard let converted = TypeConversion.convert(value, to: attribute.type) else {
                 throw MigrationError(
-                    .dataLoss, "\(source.objectID): a \(value.type.rawValue) value does not fit \(entityName).\(attribute.name) (\(attribute.type.rawValue))")
+                    .dataLoss,
+                    "\(destination.objectID.uriRepresentation().absoluteString): \(entityName).\(attribute.name): its \(value.type.rawValue) value "
+                        + "does not fit a \(attribute.type.rawValue) attribute")
             }
             destination.attributeValues[property.name] = converted
         }
@@ -72,7 +74,8 @@ public final class MigrationSession {
             let targets = (source.relatedObjectIDs[key] ?? []).compactMap(mappedID)
             if !relationship.isToMany, targets.count > 1 {
                 throw MigrationError(
-                    .dataLoss, "\(source.objectID) has \(targets.count) objects in \(key), which becomes the to-one \(entityName).\(property.name)")
+                    .dataLoss,
+                    "\(destination.objectID.uriRepresentation().absoluteString): \(entityName).\(property.name): \(targets.count) objects in what becomes a to-one")
             }
             destination.relatedObjectIDs[property.name] = targets
         }

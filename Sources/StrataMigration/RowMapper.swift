@@ -1,3 +1,4 @@
+import Foundation
 import OrderedCollections
 import Strata
 
@@ -14,6 +15,8 @@ struct RowMapper {
     private let relationships: [Int?]
     /// For each source entity, the ID space of what it becomes in the destination store.
     private let targetSpaces: [String: ObjectIDSpace]
+    /// The store's UUID, for the URIs errors name objects by.
+    private let store: String
 
     init?(
         mapping: EntityMapping, source: StoreSchema.Entity, destination: EntityLayout, renames: [String: String], store: String
@@ -38,6 +41,12 @@ struct RowMapper {
         }
         relationships = destination.relationships.map { relationshipSources[$0.name] }
         targetSpaces = renames.mapValues { ObjectIDSpace.make(store: store, entityName: $0) }
+        self.store = store
+    }
+
+    /// How errors name an object: its URI in the destination store.
+    private func name(_ reference: Int64) -> String {
+        ManagedObjectID.make(store: store, entity: destination.name, reference: reference).uriRepresentation().absoluteString
     }
 
     func map(_ row: Row, reference: Int64) throws -> Row {
@@ -54,7 +63,9 @@ struct RowMapper {
             if let type = conversions[index] {
                 guard let converted = TypeConversion.convert(value, to: type) else {
                     throw MigrationError(
-                        .dataLoss, "\(destination.name) p\(reference): a \(value.type.rawValue) value does not fit \(destination.attributes[index].name)")
+                        .dataLoss,
+                        "\(name(reference)): \(destination.name).\(destination.attributes[index].name): its \(value.type.rawValue) value does not fit "
+                            + "a \(type.rawValue) attribute (§4)")
                 }
                 mapped.attributes[index] = converted
             } else {
@@ -73,7 +84,7 @@ struct RowMapper {
             } else {
                 guard targets.count <= 1 else {
                     throw MigrationError(
-                        .dataLoss, "\(destination.name) p\(reference) has \(targets.count) objects in what becomes the to-one \(relationship.name)")
+                        .dataLoss, "\(name(reference)): \(destination.name).\(relationship.name): \(targets.count) objects in what becomes a to-one")
                 }
                 mapped.relationships[index] = .toOne(targets.first)
             }

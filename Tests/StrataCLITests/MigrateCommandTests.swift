@@ -40,7 +40,7 @@ import Testing
         #expect(result.status == 0)
         let lines = result.output.split(separator: "\n").map(String.init)
         #expect(lines[0] == "Store \(store.path): written by version 'Library' of Library")
-        #expect(lines[1] == "Plan: 3 stage(s) to 'Library 4'")
+        #expect(lines[1] == "Plan: 3 stages to 'Library 4'")
         #expect(lines.contains("  1. Library → Library 2 (inferred)"))
         #expect(lines.contains("       Imprint: entityRenamed (from Publisher)"))
         #expect(lines.contains("       Book.authors: cardinalityChanged (to-one → to-many)"))
@@ -78,8 +78,8 @@ import Testing
         #expect(refused.output.contains("  1. Contacts → Contacts 2 (cannot be inferred)"))
         #expect(refused.errors == """
             Error: the migration needs a mapping model (--mapping FILE.json) for:
-              - Contacts → Contacts 2: Person.fullName: a new required attribute needs a default value
-              - Contacts → Contacts 2: Person.phone: String → Integer 64 would lose data
+              - Contacts → Contacts 2: Person.phone: String → Integer 64: the types are incompatible, so inference cannot map it \
+            (Core Data refuses it too); give the step a custom mapping
 
             """)
         #expect(try Data(contentsOf: store) == before)

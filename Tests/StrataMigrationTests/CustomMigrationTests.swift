@@ -23,14 +23,15 @@ import Testing
             try MappingModel.inferred(from: bundle.versions[0].model, to: bundle.versions[1].model)
         }
         #expect(error?.code == .cannotInfer)
+        // The new required fullName is inferred (§3: the data decides); String → number is not (§4).
         #expect(error?.problems == [
-            "Person.fullName: a new required attribute needs a default value",
-            "Person.phone: String → Integer 64 would lose data",
+            "Person.phone: String → Integer 64: the types are incompatible, so inference cannot map it (Core Data refuses it too); "
+                + "give the step a custom mapping"
         ])
         #expect(error?.description == """
-            cannot infer a mapping (2 problems):
-              - Person.fullName: a new required attribute needs a default value
-              - Person.phone: String → Integer 64 would lose data
+            cannot infer a mapping (1 problem):
+              - Person.phone: String → Integer 64: the types are incompatible, so inference cannot map it (Core Data refuses it too); \
+            give the step a custom mapping
             """)
     }
 

@@ -41,8 +41,15 @@ extension ManagedObject {
         }
         for (index, relationship) in layout.relationships.enumerated() where !relationship.isTransient {
             let count = storage.relationships[index].objectIDs.count
+            // As Core Data (formats/coredata-lightweight-migration.md §6): an empty required to-one
+            // is missing; an empty required to-many is too few only when it has a minimum, and
+            // an empty optional one is valid whatever its minimum.
             if count == 0 {
-                if !relationship.isOptional { fail(.missingValue, relationship.name, "a required relationship is empty") }
+                if !relationship.isOptional && !relationship.isToMany {
+                    fail(.missingValue, relationship.name, "a required relationship is empty")
+                } else if !relationship.isOptional && relationship.minCount > 0 {
+                    fail(.tooFewObjects, relationship.name, "it holds no object, fewer than the minimum of \(relationship.minCount)")
+                }
                 continue
             }
             guard relationship.isToMany else { continue }

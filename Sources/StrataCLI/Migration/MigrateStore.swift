@@ -4,16 +4,21 @@ import Strata
 import StrataMigration
 
 /// `strata migrate STORE --model BUNDLE`: finds the store's version, plans the stages, says what
-/// each does, migrates with progress, and verifies the result.
+/// each does, migrates with progress, and verifies the result. Without a store,
+/// `strata migrate --plan --model BUNDLE --from V1 --to V2` plans between two versions, so that
+/// a model change can be checked in CI before any store exists.
 struct MigrateStore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate", abstract: "Migrate a store to a newer version of its model, stage by stage.")
 
-    @Argument(help: "A binary store file.")
-    var store: String
+    @Argument(help: "A binary store file (none with --plan --from: plan between two versions).")
+    var store: String?
 
     @Option(help: "The model bundle (.xcdatamodeld) whose versions the store migrates through.")
     var model: String
+
+    @Option(help: "The version to plan from, without a store (with --plan).")
+    var from: String?
 
     @Option(help: "The version to migrate to (default: the bundle's current version).")
     var to: String?
@@ -21,33 +26,86 @@ struct MigrateStore: AsyncParsableCommand {
     @Option(help: "A mapping model (JSON) for the stage that inference cannot do.")
     var mapping: String?
 
-    @Flag(help: "Say what each stage would do, and stop.")
+    @Flag(name: [.customLong("dry-run"), .customLong("plan")], help: "Say what each stage would do, and stop.")
     var dryRun = false
+
+    @Flag(help: "Give each object that lacks a value a stage makes required the attribute's default or its type's zero value, instead of failing (and say what was filled).")
+    var fillDefaults = false
 
     @Option(help: "Where to keep a copy of the store as it was.")
     var backup: String?
 
+    func validate() throws {
+        if store == nil && from == nil {
+            throw ValidationError("give a store to migrate, or --plan --from VERSION to plan between two versions")
+        }
+        if store != nil && from != nil {
+            throw ValidationError("--from plans without a store: the store's own version is where it starts")
+        }
+        if from != nil && !dryRun {
+            throw ValidationError("--from only plans: add --plan")
+        }
+    }
+
     func run() async throws {
-        let url = URL(fileURLWithPath: store)
         let bundle = try ModelBundle(contentsOf: URL(fileURLWithPath: model))
-        let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: url)
-        let source = try bundle.version(forStoreMetadata: metadata)
         var plan = MigrationPlan(bundle: bundle)
-        let stages = try plan.stages(forStoreMetadata: metadata, to: to)
+        plan.fillsMissingValues = fillDefaults
         let target = try to.map { try bundle.version(named: $0) } ?? bundle.currentVersion
+        guard let store else {
+            // Planning between two versions: the stages as a store written by `from` would take them.
+            let source = try bundle.version(named: from ?? "")
+            let stages = try plan.stages(forStoreMetadata: source.model.storeMetadata(forConfigurationName: nil), to: target.name)
+            say("Versions \(source.name) → \(target.name) of \(bundle.name)")
+            guard !stages.isEmpty else {
+                say("Nothing to do: the two versions store objects the same way.")
+                return
+            }
+            try describe(stages, in: bundle, plan: &plan)
+            return
+        }
+        let url = URL(fileURLWithPath: store)
+        let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: url)
+        let source = try bundle.version(forStoreMetadata: metadata, migratingTo: target)
+        let stages = try plan.stages(forStoreMetadata: metadata, to: to)
         say("Store \(store): written by version '\(source.name)' of \(bundle.name)")
         guard !stages.isEmpty else {
             say("Nothing to do: the store is at '\(target.name)'.")
             return
         }
-        say("Plan: \(stages.count) stage(s) to '\(target.name)'")
+        try describe(stages, in: bundle, plan: &plan)
+        if dryRun { return }
+
+        let meter = ProgressMeter()
+        let reports = try await plan.migrateStore(at: url, to: target.name, backup: backup.map { URL(fileURLWithPath: $0) }) { meter.show($0) }
+        meter.finish()
+        for report in reports {
+            for (place, count) in report.filledValues.sorted(by: { $0.key < $1.key }) {
+                say("Filled \(counted(count, "missing value")) of \(place) with its default or its type's zero value (\(report.stage))")
+            }
+        }
+        var verifier = StoreVerifier(file: try BinaryStoreFile(contentsOf: url))
+        verifier.model = target.model
+        try verifier.run()
+        guard verifier.problems.isEmpty else {
+            throw CommandFailure("the migrated store does not verify:\n" + verifier.problems.map { "  - \($0)" }.joined(separator: "\n"))
+        }
+        say("Migrated to '\(target.name)' and verified: \(counted(verifier.objectCount, "object"))\(backup.map { "; the original is at \($0)" } ?? "").")
+    }
+
+    /// Says what each stage does, adding a custom stage for `--mapping`; fails naming every
+    /// change inference cannot do when no mapping is given for it.
+    private func describe(_ stages: [MigrationStage], in bundle: ModelBundle, plan: inout MigrationPlan) throws {
+        let target = stages.last?.toVersion ?? ""
+        say("Plan: \(counted(stages.count, "stage")) to '\(target)'")
         var problems: [String] = []
         for (number, stage) in stages.enumerated() {
             let old = try bundle.version(named: stage.fromVersion).model
             let new = try bundle.version(named: stage.toVersion).model
             var how = "inferred"
+            var checks: [String] = []
             do {
-                _ = try MappingModel.inferred(from: old, to: new)
+                checks = try MappingModel.inferred(from: old, to: new).requiredValueChecks(from: old, to: new)
             } catch let error as MigrationError {
                 if let mapping {
                     let custom = try MappingModel(contentsOf: URL(fileURLWithPath: mapping), source: old, destination: new)
@@ -62,23 +120,14 @@ struct MigrateStore: AsyncParsableCommand {
             for change in ModelDifference(from: old, to: new).changes where change.kind != .versionHashChanged {
                 say("       \(change)")
             }
+            for check in checks {
+                say("       the data decides: \(check)")
+            }
         }
         guard problems.isEmpty else {
             throw CommandFailure(
                 "the migration needs a mapping model (--mapping FILE.json) for:\n" + problems.map { "  - \($0)" }.joined(separator: "\n"))
         }
-        if dryRun { return }
-
-        let meter = ProgressMeter()
-        try await plan.migrateStore(at: url, to: target.name, backup: backup.map { URL(fileURLWithPath: $0) }) { meter.show($0) }
-        meter.finish()
-        var verifier = StoreVerifier(file: try BinaryStoreFile(contentsOf: url))
-        verifier.model = target.model
-        try verifier.run()
-        guard verifier.problems.isEmpty else {
-            throw CommandFailure("the migrated store does not verify:\n" + verifier.problems.map { "  - \($0)" }.joined(separator: "\n"))
-        }
-        say("Migrated to '\(target.name)' and verified: \(verifier.objectCount) objects\(backup.map { "; the original is at \($0)" } ?? "").")
     }
 }
 

@@ -41,10 +41,15 @@ struct ImportStore: AsyncParsableCommand {
                 return .failure(ImportFailure(line: nil, file: from, message: "\(error)"))
             }
         }
+        // An import always leaves a store at the path: with nothing to import, a new store is
+        // written empty (an atomic store otherwise writes its file at its first save).
+        if case .success = result, let atomic = added as? AtomicStore, atomic.isNewStore {
+            try atomic.save()
+        }
         try await coordinator.removePersistentStore(added)
         switch result {
         case .success(let count):
-            print("imported \(count) object(s) into \(store)")
+            print("imported \(counted(count, "object")) into \(store)")
         case .failure(let failure):
             throw failure
         }

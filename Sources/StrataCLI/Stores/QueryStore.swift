@@ -96,8 +96,8 @@ enum ObjectRows {
             for key in relationships {
                 switch try object.value(forKey: key) {
                 case let related as ManagedObject: row.append("\(related.entity.name)/p\(related.objectID.referenceNumber ?? 0)")
-                case let set as Set<ManagedObject>: row.append("\(set.count) objects")
-                case let array as [ManagedObject]: row.append("\(array.count) objects")
+                case let set as Set<ManagedObject>: row.append(counted(set.count, "object"))
+                case let array as [ManagedObject]: row.append(counted(array.count, "object"))
                 default: row.append("nil")
                 }
             }

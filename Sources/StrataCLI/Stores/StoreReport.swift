@@ -19,7 +19,10 @@ struct StoreReport: Encodable {
     var storeUUID: String
     var modelVersionHashes: [String: String]
     var modelVersionIdentifiers: [String]
-    var userMetadata: [String: String]
+    /// Core Data's model digest and checksum over the hashes (base64, as stored), when recorded.
+    var modelVersionHashesDigest: String?
+    var modelVersionChecksum: String?
+    var userMetadata: [String: MetadataText]
     var objectCounts: [String: Int] = [:]
     var chunks: [Chunk] = []
     /// A problem that stopped the reading (a truncated file, a missing end record).
@@ -46,11 +49,14 @@ struct StoreReport: Encodable {
         } else {
             modelVersionIdentifiers = []
         }
+        modelVersionHashesDigest = file.metadata[PersistentStore.modelVersionHashesDigestKey]?.stringValue
+        modelVersionChecksum = file.metadata[PersistentStore.modelVersionChecksumKey]?.stringValue
         let strataKeys: Set<String> = [
             PersistentStore.storeTypeKey, PersistentStore.storeUUIDKey, PersistentStore.modelVersionHashesKey,
             PersistentStore.modelVersionIdentifiersKey, PersistentStore.modelVersionHistoryKey, PersistentStore.nextReferencesKey,
+            PersistentStore.modelVersionHashesDigestKey, PersistentStore.modelVersionChecksumKey,
         ]
-        userMetadata = file.metadata.filter { !strataKeys.contains($0.key) }.mapValues { "\($0)" }
+        userMetadata = file.metadata.filter { !strataKeys.contains($0.key) }.mapValues(MetadataText.init)
         for entity in file.entities { objectCounts[entity.name] = 0 }
     }
 
@@ -75,11 +81,13 @@ struct StoreReport: Encodable {
         for (entity, hash) in modelVersionHashes.sorted(by: { $0.key < $1.key }) {
             lines.append("    \(entity) \(hash)")
         }
+        if let modelVersionChecksum { lines.append("  model version checksum: \(modelVersionChecksum)") }
+        if let modelVersionHashesDigest { lines.append("  model version hashes digest: \(modelVersionHashesDigest)") }
         for (key, value) in userMetadata.sorted(by: { $0.key < $1.key }) {
-            lines.append("  metadata \(key) = \(value)")
+            lines.append("  metadata \(key) = \(value.text)")
         }
         let total = objectCounts.values.reduce(0, +)
-        lines.append("  objects: \(total) in \(chunks.count) chunk(s)")
+        lines.append("  objects: \(total) in \(counted(chunks.count, "chunk"))")
         for (entity, count) in objectCounts.sorted(by: { $0.key < $1.key }) {
             lines.append("    \(entity) \(count)")
         }

@@ -39,9 +39,9 @@ struct VerifyStore: ParsableCommand {
         }
         try verifier.run()
         if verifier.problems.isEmpty {
-            print("\(store): sound (\(verifier.objectCount) objects, \(verifier.chunkCount) chunks)")
+            print("\(store): sound (\(counted(verifier.objectCount, "object")), \(counted(verifier.chunkCount, "chunk")))")
         } else {
-            print("\(store): \(verifier.problems.count) problem(s)")
+            print("\(store): \(counted(verifier.problems.count, "problem"))")
             for problem in verifier.problems.prefix(100) { print("  \(problem)") }
             if verifier.problems.count > 100 { print("  … and \(verifier.problems.count - 100) more") }
             throw ExitCode(1)

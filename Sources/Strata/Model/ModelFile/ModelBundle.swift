@@ -86,12 +86,45 @@ public struct ModelBundle: Sendable {
 
     /// The version whose entity hashes a store's metadata records.
     ///
+    /// Several versions may have the same hashes (a version that changed only what no hash
+    /// covers, such as a default value or an index); the store is then at any of them. This
+    /// prefers the version the store's metadata names (Strata records the version that wrote
+    /// it), then the current version, then the newest of them. To plan a migration, use
+    /// ``version(forStoreMetadata:migratingTo:)``, which picks the one that makes it possible.
+    ///
     /// - Throws: ``PersistenceError`` with code `.storeFromNewerModel` when a later version of
     ///   this bundle wrote the store, `.incompatibleStore` when no version of it did.
     public func version(forStoreMetadata metadata: [String: MetadataValue]) throws -> Version {
-        if let match = versions.last(where: { $0.model.isConfiguration(nil, compatibleWithStoreMetadata: metadata) }) {
-            return match
-        }
+        let candidates = try versions(forStoreMetadata: metadata)
+        if let named = Self.writingVersionName(metadata), let version = candidates.first(where: { $0.name == named }) { return version }
+        if let current = candidates.first(where: { $0.name == currentVersion.name }) { return current }
+        return candidates[candidates.count - 1]
+    }
+
+    /// The version a store is at, for migrating it to `target`: among the versions whose hashes
+    /// the store records, the one its metadata names, else `target` itself (a store that
+    /// matches its target is never migrated, as in Core Data), else the earliest before
+    /// `target` (every one of them infers the same steps).
+    ///
+    /// - Throws: ``PersistenceError`` as ``version(forStoreMetadata:)`` does.
+    public func version(forStoreMetadata metadata: [String: MetadataValue], migratingTo target: Version) throws -> Version {
+        let candidates = try versions(forStoreMetadata: metadata)
+        if let named = Self.writingVersionName(metadata), let version = candidates.first(where: { $0.name == named }) { return version }
+        if candidates.contains(target) { return target }
+        let position = versions.firstIndex(of: target) ?? versions.count
+        return candidates.first { (versions.firstIndex(of: $0) ?? 0) < position } ?? candidates[candidates.count - 1]
+    }
+
+    /// The name of the version that wrote a store, as Strata records it (the last of its history).
+    private static func writingVersionName(_ metadata: [String: MetadataValue]) -> String? {
+        guard case .array(let history)? = metadata[PersistentStore.modelVersionHistoryKey] else { return nil }
+        return history.last?.stringValue
+    }
+
+    /// Every version whose hashes a store's metadata records, oldest first; never empty.
+    private func versions(forStoreMetadata metadata: [String: MetadataValue]) throws -> [Version] {
+        let matches = versions.filter { $0.model.isConfiguration(nil, compatibleWithStoreMetadata: metadata) }
+        if !matches.isEmpty { return matches }
         let known = versions.map(\.name)
         if case .array(let history)? = metadata[PersistentStore.modelVersionHistoryKey] {
             let written = history.compactMap(\.stringValue)
