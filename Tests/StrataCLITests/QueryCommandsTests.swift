@@ -9,6 +9,21 @@ import Testing
         #expect(result.output == "title ==[c] \"emma\" AND NOT pages < 300\n")
     }
 
+    /// A format string pasted from code: its specifiers stay as placeholders, or take values.
+    @Test(arguments: [
+        (["%K == %@ AND pages > %d"], "%K == %@ AND pages > %d"),
+        (["%K == %@ AND pages > %d", "--arg", "title", "--arg", "Emma"], "title == \"Emma\" AND pages > %d"),
+        (["%K BEGINSWITH[cd] %@ OR rating >= %f", "--args", #"["name", "A", 4.5]"#], "name BEGINSWITH[cd] \"A\" OR rating >= 4.5"),
+        (["tags IN %@", "--args", #"[["a", 2, true, null]]"#], "tags IN {\"a\", 2, YES, nil}"),
+        (["isDone"], "isDone == YES"),
+        (["%K AND NOT archived", "--arg", "isDone"], "isDone == YES AND NOT archived == YES"),
+    ])
+    func predicateTakesFormatStringsAsCodeWritesThem(_ arguments: [String], _ expected: String) throws {
+        let result = try StrataTool.run(["predicate"] + arguments)
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output == expected + "\n")
+    }
+
     @Test func predicateShowsWhereAParseErrorIs() throws {
         let result = try StrataTool.run("predicate", "pages >= ")
         #expect(result.status == 1)

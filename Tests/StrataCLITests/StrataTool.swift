@@ -27,6 +27,10 @@ enum StrataTool {
     }
 
     static func run(_ arguments: String...) throws -> Result {
+        try run(arguments)
+    }
+
+    static func run(_ arguments: [String]) throws -> Result {
         let process = Process()
         process.executableURL = try binary
         process.arguments = arguments

@@ -65,13 +65,17 @@ import Testing
         for _ in 0..<Self.cases {
             let base = Self.predicates[Int.random(in: 0..<Self.predicates.count, using: &random)]
             let mutated = Mutator.mutateText(base, using: &random)
-            do {
-                _ = try FetchPredicate(format: mutated, argumentArray: ["title", "x", 3])
-                parsed += 1
-            } catch is FetchPredicateError {
-                refused += 1
-            } catch {
-                Issue.record("seed \(Self.seed): '\(mutated)' threw \(type(of: error)), not a FetchPredicateError")
+            for placeholders in [false, true] {
+                do {
+                    _ = placeholders
+                        ? try FetchPredicate(formatWithPlaceholders: mutated)
+                        : try FetchPredicate(format: mutated, argumentArray: ["title", "x", 3])
+                    parsed += 1
+                } catch is FetchPredicateError {
+                    refused += 1
+                } catch {
+                    Issue.record("seed \(Self.seed): '\(mutated)' threw \(type(of: error)), not a FetchPredicateError")
+                }
             }
         }
         #expect(parsed > 0 && refused > 0, "seed \(Self.seed)")

@@ -280,3 +280,32 @@ import Testing
         #expect(try ValueExpression(format: "$x").withSubstitutionVariables(["x": 3]) == .constant(.integer(3)))
     }
 }
+
+/// Format strings as code writes them: specifiers left in place, bare key paths.
+@Suite struct PredicatePlaceholderTests {
+    @Test func specifiersBeyondTheArgumentsStayAsPlaceholders() throws {
+        let predicate = try FetchPredicate(formatWithPlaceholders: "%K == %@ AND pages > %d", arguments: ["title"])
+        #expect(predicate.description == "title == %@ AND pages > %d")
+        #expect(throws: FetchPredicateError.self) { try FetchPredicate(formatWithPlaceholders: "x == %q") }
+        // Without placeholders, a missing argument is still an error.
+        let error = #expect(throws: FetchPredicateError.self) { try FetchPredicate(format: "x == %@") }
+        #expect(error?.message == "no argument for '%@' at column 6")
+    }
+
+    @Test func aPlaceholderCannotBeEvaluated() async throws {
+        let coordinator = try await makeCoordinator(try libraryModel())
+        try await backgroundContext(coordinator).perform { context in
+            let request = FetchRequest<Book>(entityName: "Book", predicate: try FetchPredicate(formatWithPlaceholders: "title == %@"))
+            let error = #expect(throws: FetchPredicateError.self) { try context.fetch(request) }
+            #expect(error?.message == "the argument '%@' has no value: give the format string its arguments")
+        }
+    }
+
+    @Test func aBareKeyPathIsAPredicateOnABoolean() throws {
+        #expect(try FetchPredicate(format: "isDone").description == "isDone == YES")
+        #expect(try FetchPredicate(format: "%K", "flag").description == "flag == YES")
+        #expect(try FetchPredicate(format: "(a OR b.c) AND d == 1").description == "(a == YES OR b.c == YES) AND d == 1")
+        #expect(throws: FetchPredicateError.self) { try FetchPredicate(format: "ANY tags") }
+        #expect(throws: FetchPredicateError.self) { try FetchPredicate(format: "a b") }
+    }
+}

@@ -26,6 +26,8 @@ extension ValueExpression {
         switch self {
         case .evaluatedObject: return layout
         case .variable(let name): return variables[name]
+        case .placeholder(let format):
+            throw FetchPredicateError(.badArgument, "the argument '%\(format)' has no value: give the format string its arguments")
         case .key(let base, let key):
             guard let entity = try recurse(base) else { return nil }
             return try Self.destination(of: key, in: entity, model: model)
@@ -122,7 +124,7 @@ extension ValueExpression {
                 throw FetchPredicateError(.badArgument, "no value for the variable $\(name)")
             }
             return .constant(value)
-        case .constant, .evaluatedObject: return self
+        case .constant, .evaluatedObject, .placeholder: return self
         case .key(let base, let key): return .key(try recurse(base), key)
         case .collectionOperator(let base, let name, let path): return .collectionOperator(try recurse(base), name, path)
         case .aggregate(let items): return .aggregate(try items.map(recurse))

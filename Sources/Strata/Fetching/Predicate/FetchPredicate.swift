@@ -80,6 +80,14 @@ public indirect enum FetchPredicate: Sendable, Hashable {
         self = try parser.parsePredicateOnly()
     }
 
+    /// Parses a predicate as code writes it: the first specifiers (`%@`, `%K`, `%d`…) take
+    /// `arguments`, and those past them stay in place as ``ValueExpression/placeholder(_:)``s —
+    /// what `strata predicate` prints for a string pasted from code.
+    public init(formatWithPlaceholders format: String, arguments: [Any] = []) throws {
+        var parser = try PredicateParser(format: format, arguments: arguments, keepsPlaceholders: true)
+        self = try parser.parsePredicateOnly()
+    }
+
     /// Parses a predicate with its arguments in an array.
     public init(format: String, argumentArray: [Any]) throws {
         var parser = try PredicateParser(format: format, arguments: argumentArray)

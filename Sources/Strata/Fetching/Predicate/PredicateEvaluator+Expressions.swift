@@ -11,6 +11,8 @@ extension PredicateEvaluator {
             var elements = try value(base, on: object).elements
             for key in path { elements = try elements.map { try value(ofKey: key, in: $0) } }
             return try collectionOperator(name, elements)
+        case .placeholder(let format):
+            throw FetchPredicateError(.badArgument, "the argument '%\(format)' has no value: give the format string its arguments")
         case .variable(let name):
             guard let bound = variables[name] else {
                 throw FetchPredicateError(.badArgument, "the variable $\(name) has no value: substitute it first")

@@ -4,10 +4,13 @@ struct PredicateParser {
     private var position = 0
     private let arguments: [Any]
     private var nextArgument = 0
+    /// Whether specifiers past the given arguments stay in place as ``ValueExpression/placeholder(_:)``s.
+    private let keepsPlaceholders: Bool
 
-    init(format: String, arguments: [Any]) throws {
+    init(format: String, arguments: [Any], keepsPlaceholders: Bool = false) throws {
         tokens = try PredicateLexer.tokenize(format)
         self.arguments = arguments
+        self.keepsPlaceholders = keepsPlaceholders
     }
 
     mutating func parsePredicateOnly() throws -> FetchPredicate {
@@ -145,12 +148,33 @@ struct PredicateParser {
         }
         let lhs = try parseExpression()
         let negated = accept(keyword: "NOT")
+        // A key path alone (a Boolean attribute, or `%K`) is a predicate, as Foundation reads it:
+        // the key path's value is YES.
+        if !negated, modifier == .direct, Self.isKeyPath(lhs), endsPredicate(current) {
+            return .comparison(.init(lhs, .equal, .constant(.bool(true))))
+        }
         guard let op = parseOperator() else { throw fail(negated ? "an operator after NOT" : "a comparison operator") }
         let options = try parseOptions()
         guard current.kind != .end else { throw fail("a value") }
         let rhs = try parseExpression()
         let comparison = FetchPredicate.comparison(.init(lhs, op, rhs, modifier: modifier, options: options))
         return negated ? .not(comparison) : comparison
+    }
+
+    private static func isKeyPath(_ expression: ValueExpression) -> Bool {
+        switch expression {
+        case .key: true
+        case .placeholder("K"): true
+        default: false
+        }
+    }
+
+    /// Whether a token ends a predicate: the end, a closing parenthesis, AND or OR.
+    private func endsPredicate(_ token: PredicateToken) -> Bool {
+        switch token.kind {
+        case .end, .symbol(")"), .symbol("&&"), .symbol("||"), .keyword("AND"), .keyword("OR"): true
+        default: false
+        }
     }
 
     private mutating func parseOperator() -> FetchPredicate.Operator? {
@@ -383,6 +407,13 @@ struct PredicateParser {
     }
 
     private mutating func argument(_ format: String, column: Int) throws -> ValueExpression {
+        if nextArgument >= arguments.count && keepsPlaceholders {
+            let known = ["K", "@", "d", "i", "ld", "lld", "u", "lu", "llu", "hd", "hi", "hu", "c", "f", "lf", "e", "g", "s"]
+            guard known.contains(format) else {
+                throw FetchPredicateError(.syntax, "unknown argument format '%\(format)' at column \(column)", column: column)
+            }
+            return .placeholder(format)
+        }
         guard nextArgument < arguments.count else {
             throw FetchPredicateError(.badArgument, "no argument for '%\(format)' at column \(column)", column: column)
         }

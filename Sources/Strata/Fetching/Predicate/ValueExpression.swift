@@ -18,6 +18,10 @@ public indirect enum ValueExpression: Sendable, Hashable {
     case collectionOperator(ValueExpression, String, [String])
     /// A `$VARIABLE`: substituted before evaluation, or bound by a `SUBQUERY`.
     case variable(String)
+    /// An argument specifier left in place (`%@`, `%K`, `%d`…), from a format string parsed
+    /// without its arguments (``FetchPredicate/init(formatWithPlaceholders:)``): it prints as
+    /// written, and cannot be evaluated.
+    case placeholder(String)
     /// A literal collection: `{1, 2, 3}`.
     case aggregate([ValueExpression])
     /// A built-in function (`sum:`, `lowercase:`, `now`, …) with its arguments.
@@ -68,6 +72,7 @@ extension ValueExpression: CustomStringConvertible {
         case .collectionOperator(let base, let name, let path):
             ([base.description, "@\(name)"] + path.map(Self.escape)).joined(separator: ".")
         case .variable(let name): "$\(name)"
+        case .placeholder(let format): "%\(format)"
         case .aggregate(let items): "{" + items.map(\.description).joined(separator: ", ") + "}"
         case .function(let name, let arguments) where name.hasPrefix("FUNCTION:"):
             "FUNCTION(" + ([arguments.first?.description ?? "SELF", PredicateValue.quote(String(name.dropFirst(9)))]
