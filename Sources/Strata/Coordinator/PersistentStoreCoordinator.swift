@@ -134,8 +134,15 @@ public actor PersistentStoreCoordinator {
     /// A store written before Strata used Core Data's version hashes records its own: once it is
     /// found compatible and loaded, its metadata takes Core Data's, which its next save writes.
     private func replaceLegacyHashes(of store: PersistentStore) {
-        guard ManagedObjectModel.storeMetadataHasLegacyHashes(store.metadata) else { return }
-        store.metadata = store.metadata.merging(managedObjectModel.storeMetadata(forConfigurationName: store.configurationName)) { $1 }
+        if ManagedObjectModel.storeMetadataHasLegacyHashes(store.metadata) {
+            store.metadata = store.metadata.merging(managedObjectModel.storeMetadata(forConfigurationName: store.configurationName)) { $1 }
+            return
+        }
+        // The model the store carries follows the model that opens it: a compatible model may
+        // still differ in what no hash covers (a default value, an index), and a store written
+        // before Strata kept the model gets it.
+        let cache = MetadataValue.data(managedObjectModel.storeCacheData)
+        if store.metadata[PersistentStore.modelCacheKey] != cache { store.metadata[PersistentStore.modelCacheKey] = cache }
     }
 
     /// Adds the store a description describes, and calls `completionHandler` with the

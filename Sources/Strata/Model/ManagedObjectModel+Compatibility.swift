@@ -7,8 +7,9 @@ extension ManagedObjectModel {
 
     /// The metadata a store records about the model that writes it: every entity's version
     /// hash with the model's digest and checksum over them (all Core Data's own), the version
-    /// identifiers and, for a model from a bundle, the names of the versions up to this one (so
-    /// that a later program can tell a store from a newer version).
+    /// identifiers, the model itself (``init(cachedInStoreMetadata:)``) and, for a model from a
+    /// bundle, the names of the versions up to this one (so that a later program can tell a
+    /// store from a newer version).
     public func storeMetadata(forConfigurationName configuration: String?) -> [String: MetadataValue] {
         var hashes: [String: Data] = [:]
         for entity in entities(forConfigurationName: configuration) {
@@ -20,6 +21,8 @@ extension ManagedObjectModel {
             PersistentStore.modelVersionHashesDigestKey: .string(Self.versionHashesDigest(hashes).base64EncodedString()),
             PersistentStore.modelVersionChecksumKey: .string(Self.versionChecksum(hashes).base64EncodedString()),
             PersistentStore.modelVersionIdentifiersKey: .array(versionIdentifiers.sorted().map(MetadataValue.string)),
+            // The whole model, not only the configuration's: relationships may cross configurations.
+            PersistentStore.modelCacheKey: .data(storeCacheData),
         ]
         if !versionHistory.isEmpty {
             metadata[PersistentStore.modelVersionHistoryKey] = .array(versionHistory.map(MetadataValue.string))

@@ -36,6 +36,10 @@ open class PersistentStore: @unchecked Sendable {
     /// The metadata key of the model's version checksum (Core Data's
     /// `NSStoreModelVersionChecksumKey`, base64): see ``ManagedObjectModel/versionChecksum``.
     public static let modelVersionChecksumKey = "StoreModelVersionChecksum"
+    /// The metadata key of the model that wrote the store, whole (see
+    /// ``ManagedObjectModel/init(cachedInStoreMetadata:)``): what lets a tool read a store
+    /// without being handed its model, as Core Data's `Z_MODELCACHE` does.
+    public static let modelCacheKey = "StoreModelCache"
     /// The metadata key of the version identifiers of the model that wrote the store.
     public static let modelVersionIdentifiersKey = "StoreModelVersionIdentifiers"
     /// The metadata key of the names of the model bundle's versions, up to the one that wrote

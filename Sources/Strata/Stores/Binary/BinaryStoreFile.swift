@@ -87,12 +87,15 @@ public struct BinaryStoreFile: Sendable {
         fileSize = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
     }
 
-    /// A model made from what the file records of its entities: their attributes (all optional:
-    /// the file does not record optionality), relationships and inverses, without inheritance.
-    /// With it, and ``PersistentStoreOption/skipsModelVersionCheck`` on a read-only store, tools
-    /// can fetch from a store whose model they do not have.
+    /// The model the file records: the whole model that wrote it, as its metadata carries it
+    /// (``ManagedObjectModel/init(cachedInStoreMetadata:)``). A store written before Strata kept
+    /// its model gives a model made from its schema instead: its entities' attributes (all
+    /// optional: the schema does not record optionality), relationships and inverses, without
+    /// inheritance. With it, and ``PersistentStoreOption/skipsModelVersionCheck`` on a read-only
+    /// store, tools can fetch from a store whose model they do not have.
     public func recordedModel() throws -> ManagedObjectModel {
-        try ManagedObjectModel(
+        if let cached = try ManagedObjectModel(cachedInStoreMetadata: metadata) { return cached }
+        return try ManagedObjectModel(
             entities: entities.map { entity in
                 EntityDescription(
                     name: entity.name,
