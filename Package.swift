@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "StrataMigration", targets: ["StrataMigration"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
         .executable(name: "strata-demo", targets: ["LibraryDemo"]),
+        .executable(name: "notes-sample", targets: ["NotesSample"]),
     ],
     dependencies: [
         // TreeDictionary (persistent generations) and OrderedSet (ordered to-many).
@@ -63,6 +64,13 @@ let package = Package(
             name: "LibraryDemo",
             dependencies: ["Strata"],
             path: "Samples/Library"
+        ),
+        // A model shipped as a package resource, found by PersistentContainer(name:) alone.
+        .executableTarget(
+            name: "NotesSample",
+            dependencies: ["Strata"],
+            path: "Samples/Notes",
+            resources: [.copy("Notes.xcdatamodeld")]
         ),
         // The child process of the crash-safety test: saves in a loop until killed.
         .executableTarget(

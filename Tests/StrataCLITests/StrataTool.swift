@@ -15,24 +15,27 @@ enum StrataTool {
 
     /// The `strata` binary built beside this test bundle.
     static var binary: URL {
-        get throws {
-            let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            for candidate in [directory, directory.deletingLastPathComponent()] {
-                let url = candidate.appendingPathComponent("strata")
-                if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-            }
-            Issue.record("no strata binary beside \(directory.path): build it first (scripts/test does)")
-            throw CancellationError()
+        get throws { try product("strata") }
+    }
+
+    /// An executable product built beside this test bundle.
+    static func product(_ name: String) throws -> URL {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [directory, directory.deletingLastPathComponent()] {
+            let url = candidate.appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
         }
+        Issue.record("no \(name) binary beside \(directory.path): build it first (scripts/test does)")
+        throw CancellationError()
     }
 
     static func run(_ arguments: String...) throws -> Result {
         try run(arguments)
     }
 
-    static func run(_ arguments: [String]) throws -> Result {
+    static func run(_ arguments: [String], product: String = "strata") throws -> Result {
         let process = Process()
-        process.executableURL = try binary
+        process.executableURL = try Self.product(product)
         process.arguments = arguments
         process.currentDirectoryURL = packageRoot
         let output = Pipe()

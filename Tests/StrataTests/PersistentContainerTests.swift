@@ -94,3 +94,26 @@ final class Collected: Sendable {
 
     var all: [String] { items.withLock { $0 } }
 }
+
+/// `PersistentContainer(name:)`: the model found by name among resources.
+@Suite struct ContainerModelLookupTests {
+    @Test func aBundleIsPreferredToASingleModelAndTheSearchSaysWhereItLooked() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let empty = directory.appendingPathComponent("Empty.resources")
+        let resources = directory.appendingPathComponent("App_Models.resources")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let model = try libraryModel()
+        try model.write(toModelAt: resources.appendingPathComponent("Library.xcdatamodel"))
+        try model.write(toModelAt: resources.appendingPathComponent("Library.xcdatamodeld/Library.xcdatamodel"))
+        #expect(try PersistentContainer.modelURL(named: "Library", in: [empty, resources]).lastPathComponent == "Library.xcdatamodeld")
+
+        let container = try PersistentContainer(name: "Library", bundles: [try #require(Bundle(url: resources))])
+        #expect(container.managedObjectModel.entityVersionHashesByName == model.entityVersionHashesByName)
+
+        let error = #expect(throws: ModelFileError.self) { try PersistentContainer(name: "Missing", bundles: [try #require(Bundle(url: empty))]) }
+        #expect(error?.code == .unreadable)
+        #expect(error?.message.hasPrefix(
+            "no model named 'Missing' (Missing.xcdatamodeld or Missing.xcdatamodel) among the program's resources; looked in: \(empty.path)") == true)
+    }
+}

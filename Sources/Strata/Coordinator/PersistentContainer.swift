@@ -33,6 +33,56 @@ public final class PersistentContainer: Sendable {
         descriptions = Mutex([PersistentStoreDescription(type: .binary, url: url)])
     }
 
+    /// A container for the model called `name`, found among the program's resources, as Core
+    /// Data users write it: `PersistentContainer(name: "Library")`.
+    ///
+    /// The model is `<name>.xcdatamodeld` (its current version) or `<name>.xcdatamodel`, looked
+    /// for in `bundles` when given, else in the main bundle, then in every SwiftPM resource
+    /// bundle beside the program (`<Package>_<Target>.resources` on Linux, `.bundle` on Apple
+    /// platforms: what a target's `resources: [.copy("Library.xcdatamodeld")]` makes).
+    ///
+    /// - Throws: ``ModelFileError`` with code `.unreadable` listing every place it looked, when
+    ///   no such model is there; or the model file's own error.
+    public convenience init(name: String, bundles: [Bundle]? = nil) throws {
+        let url = try Self.modelURL(named: name, in: Self.resourceDirectories(bundles: bundles))
+        self.init(name: name, managedObjectModel: try ManagedObjectModel(contentsOf: url))
+    }
+
+    /// Where ``init(name:bundles:)`` looks, in order.
+    static func resourceDirectories(bundles: [Bundle]?) -> [URL] {
+        if let bundles { return bundles.compactMap { $0.resourceURL ?? $0.bundleURL } }
+        var directories: [URL] = []
+        let main = Bundle.main
+        for url in [main.resourceURL, main.bundleURL].compactMap({ $0 }) where !directories.contains(url) {
+            directories.append(url)
+        }
+        // SwiftPM puts a target's resources in a folder beside the executable.
+        let executableFolder = (main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).deletingLastPathComponent()
+        let beside = (try? FileManager.default.contentsOfDirectory(atPath: executableFolder.path)) ?? []
+        for entry in beside.sorted() where entry.hasSuffix(".resources") || entry.hasSuffix(".bundle") {
+            let folder = executableFolder.appendingPathComponent(entry)
+            // On Apple platforms a .bundle keeps its resources in Contents/Resources.
+            let resources = folder.appendingPathComponent("Contents/Resources")
+            directories.append(FileManager.default.fileExists(atPath: resources.path) ? resources : folder)
+        }
+        return directories
+    }
+
+    /// The first `<name>.xcdatamodeld`, else `<name>.xcdatamodel`, in `directories`.
+    package static func modelURL(named name: String, in directories: [URL]) throws -> URL {
+        for directory in directories {
+            for suffix in ["xcdatamodeld", "xcdatamodel"] {
+                let candidate = directory.appendingPathComponent("\(name).\(suffix)")
+                if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
+            }
+        }
+        let places = directories.isEmpty ? "nowhere (no bundle was given)" : directories.map(\.path).joined(separator: ", ")
+        throw ModelFileError(
+            .unreadable, file: URL(fileURLWithPath: "\(name).xcdatamodeld"),
+            "no model named '\(name)' (\(name).xcdatamodeld or \(name).xcdatamodel) among the program's resources; looked in: "
+                + places + ". Ship it as a resource (resources: [.copy(\"\(name).xcdatamodeld\")]) or pass the model itself")
+    }
+
     /// The stores ``loadPersistentStores()`` adds; change them before loading.
     public var persistentStoreDescriptions: [PersistentStoreDescription] {
         get { descriptions.withLock { $0 } }
