@@ -28,7 +28,8 @@ struct DataRequirements {
     private var requirements: [String: [Requirement]] = [:]
 
     init(mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel) {
-        for entityMapping in mapping.entityMappings {
+        // A new entity has no objects to check: only ones that carry over from the source.
+        for entityMapping in mapping.entityMappings where entityMapping.sourceEntityName != nil {
             guard let name = entityMapping.destinationEntityName, let layout = destination.layout(for: name) else { continue }
             let sourceEntity = entityMapping.sourceEntityName.flatMap { source.entity(named: $0) }
             var list: [Requirement] = []
