@@ -99,6 +99,8 @@ import Testing
         // Metadata as a person reads it, not Swift's debug form of Strata's types.
         #expect(lines.contains("  metadata StoreObjectCounts = {Author: 1, Book: 2, Chapter: 2}"))
         #expect(!result.output.contains("MetadataValue"))
+        #expect(lines.contains("  model version hashes (Core Data's):"))
+        #expect(lines.contains { $0.hasPrefix("  model: carried in the store (") })
         #expect(lines.contains("    Book 2"))
         #expect(lines.contains("  checksums: every chunk's checksum holds"))
 

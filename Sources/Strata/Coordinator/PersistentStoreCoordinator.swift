@@ -81,7 +81,7 @@ public actor PersistentStoreCoordinator {
         let store = try makeStore(type: type, configuration: configuration, url: url, options: options)
         try checkCompatibility(of: store)
         let tables = try store.loadTables(model: managedObjectModel)
-        replaceLegacyHashes(of: store)
+        refreshModelMetadata(of: store)
         let indexes = Generation.buildIndexes(for: tables, model: managedObjectModel)
         published.withLock { state in
             var stores = state.generation.stores
@@ -131,9 +131,10 @@ public actor PersistentStoreCoordinator {
         }
     }
 
-    /// A store written before Strata used Core Data's version hashes records its own: once it is
-    /// found compatible and loaded, its metadata takes Core Data's, which its next save writes.
-    private func replaceLegacyHashes(of store: PersistentStore) {
+    /// Brings what a loaded store's metadata says of its model up to date; its next save writes
+    /// it. A store written before Strata used Core Data's version hashes records its own: once
+    /// it is found compatible, it takes Core Data's (and the rest of the model's metadata).
+    private func refreshModelMetadata(of store: PersistentStore) {
         if ManagedObjectModel.storeMetadataHasLegacyHashes(store.metadata) {
             store.metadata = store.metadata.merging(managedObjectModel.storeMetadata(forConfigurationName: store.configurationName)) { $1 }
             return

@@ -22,6 +22,11 @@ struct StoreReport: Encodable {
     /// Core Data's model digest and checksum over the hashes (base64, as stored), when recorded.
     var modelVersionHashesDigest: String?
     var modelVersionChecksum: String?
+    /// Whether the hashes are Core Data's (`StoreModelVersionHashesVersion` 3), not the ones
+    /// Strata wrote before it computed Core Data's.
+    var hashesAreCoreDatas: Bool
+    /// The size of the model the store carries (compressed), when it carries one.
+    var modelCacheBytes: Int?
     var userMetadata: [String: MetadataText]
     var objectCounts: [String: Int] = [:]
     var chunks: [Chunk] = []
@@ -49,12 +54,15 @@ struct StoreReport: Encodable {
         } else {
             modelVersionIdentifiers = []
         }
+        hashesAreCoreDatas = !ManagedObjectModel.storeMetadataHasLegacyHashes(file.metadata)
+        if case .data(let cache)? = file.metadata[PersistentStore.modelCacheKey] { modelCacheBytes = cache.count }
         modelVersionHashesDigest = file.metadata[PersistentStore.modelVersionHashesDigestKey]?.stringValue
         modelVersionChecksum = file.metadata[PersistentStore.modelVersionChecksumKey]?.stringValue
         let strataKeys: Set<String> = [
             PersistentStore.storeTypeKey, PersistentStore.storeUUIDKey, PersistentStore.modelVersionHashesKey,
             PersistentStore.modelVersionIdentifiersKey, PersistentStore.modelVersionHistoryKey, PersistentStore.nextReferencesKey,
             PersistentStore.modelVersionHashesDigestKey, PersistentStore.modelVersionChecksumKey,
+            PersistentStore.modelVersionHashesVersionKey, PersistentStore.modelCacheKey,
         ]
         userMetadata = file.metadata.filter { !strataKeys.contains($0.key) }.mapValues(MetadataText.init)
         for entity in file.entities { objectCounts[entity.name] = 0 }
@@ -77,12 +85,13 @@ struct StoreReport: Encodable {
         ]
         if let writtenBy { lines.append("  written by \(writtenBy)") }
         if !modelVersionIdentifiers.isEmpty { lines.append("  model version identifiers: \(modelVersionIdentifiers.joined(separator: ", "))") }
-        lines.append("  model version hashes:")
+        lines.append(hashesAreCoreDatas ? "  model version hashes (Core Data's):" : "  model version hashes (Strata's own, from before it used Core Data's; replaced at the next save):")
         for (entity, hash) in modelVersionHashes.sorted(by: { $0.key < $1.key }) {
             lines.append("    \(entity) \(hash)")
         }
         if let modelVersionChecksum { lines.append("  model version checksum: \(modelVersionChecksum)") }
         if let modelVersionHashesDigest { lines.append("  model version hashes digest: \(modelVersionHashesDigest)") }
+        if let modelCacheBytes { lines.append("  model: carried in the store (\(modelCacheBytes) bytes), so no command needs --model") }
         for (key, value) in userMetadata.sorted(by: { $0.key < $1.key }) {
             lines.append("  metadata \(key) = \(value.text)")
         }
