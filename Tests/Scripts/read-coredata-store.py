@@ -4,6 +4,7 @@ stores Core Data wrote (the SQLite store will read them itself; until then this 
 
   read-coredata-store.py metadata STORE      the store's Z_METADATA as JSON: entity hashes (hex),
                                              digest and checksum (base64, as stored)
+  read-coredata-store.py cache STORE OUT     the raw bytes of Z_MODELCACHE.Z_CONTENT, as stored
   read-coredata-store.py model STORE OUT     the model cached in Z_MODELCACHE (raw DEFLATE of a
                                              keyed archive), written as an .xcdatamodel `contents`
                                              file the way Xcode would write that model
@@ -21,6 +22,11 @@ if sys.argv[1] == "metadata":
         "digest": metadata.get("NSStoreModelVersionHashesDigest"),
         "checksum": metadata.get("NSStoreModelVersionChecksumKey"),
     }))
+    sys.exit(0)
+
+if sys.argv[1] == "cache":
+    blob = sqlite3.connect(sys.argv[2]).execute("select Z_CONTENT from Z_MODELCACHE").fetchone()[0]
+    open(sys.argv[3], "wb").write(blob)
     sys.exit(0)
 
 store, out = sys.argv[2], sys.argv[3]

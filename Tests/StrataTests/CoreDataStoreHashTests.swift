@@ -44,6 +44,29 @@ struct CoreDataStoreHashTests {
         try Self.expect(model, matches: try CoreDataStoreReader.metadata(ofStoreAt: store), store.lastPathComponent)
     }
 
+    /// Strata's own reader of `Z_MODELCACHE` (raw DEFLATE of a keyed archive) rebuilds, from
+    /// every fixture store, a model that hashes exactly as the store's metadata says.
+    @Test(arguments: stores.map(\.store) + ["alemar11__CoreDataPlus/Tests/Resources/SampleModel2/Fixtures/SampleModel2_V1.sqlite"])
+    func theModelCacheReadsIntoTheWritingModel(_ store: String) throws {
+        let url = Fixtures.sharedSQLiteStores.appendingPathComponent(store)
+        let model = try ManagedObjectModel(coreDataModelCache: try CoreDataStoreReader.modelCache(ofStoreAt: url))
+        try Self.expect(model, matches: try CoreDataStoreReader.metadata(ofStoreAt: url), store)
+    }
+
+    @Test func theCachedModelKeepsWhatTheFileSays() throws {
+        let url = Fixtures.sharedSQLiteStores.appendingPathComponent(
+            "alemar11__CoreDataPlus/Tests/Resources/SampleModel2/Fixtures/SampleModel2_V1.sqlite")
+        let model = try ManagedObjectModel(coreDataModelCache: try CoreDataStoreReader.modelCache(ofStoreAt: url))
+        let book = try #require(model.entity(named: "Book"))
+        #expect(book.attributesByName["pagesCount"]?.derivationExpression == "pages.@count")
+        #expect(book.relationshipsByName["pages"]?.isToMany == true)
+        #expect(book.relationshipsByName["pages"]?.deleteRule == .cascade)
+        #expect(model.entity(named: "GraphicNovel")?.superentityName == "Book")
+        #expect(model.entity(named: "Writer")?.isAbstract == true)
+        #expect(model.entity(named: "Author")?.fetchedProperties.map(\.name).sorted() == ["favFeedbacks", "feedbacks"])
+        #expect(model.fileNotes.contains("Author.feedbacks: the fetched property's predicate is archived as objects, and not read"))
+    }
+
     static func expect(_ model: ManagedObjectModel, matches metadata: CoreDataStoreReader.Metadata, _ store: String) throws {
         let hashes = model.entityVersionHashesByName.mapValues { $0.map { String(format: "%02x", $0) }.joined() }
         #expect(hashes == metadata.hashes, "\(store)")

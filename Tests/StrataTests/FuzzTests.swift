@@ -81,6 +81,38 @@ import Testing
         #expect(parsed > 0 && refused > 0, "seed \(Self.seed)")
     }
 
+    /// Core Data's model cache: mutated raw DEFLATE streams and mutated keyed archives. The
+    /// inputs are the caches of the shared fixture stores when they are here, and always a keyed
+    /// archive Foundation writes.
+    @Test func theModelCacheReaderNeverTraps() throws {
+        Self.announce("theModelCacheReaderNeverTraps")
+        var deflated: [Data] = []
+        if Fixtures.canReadSharedSQLiteStores {
+            for store in CoreDataStoreHashTests.stores.map(\.store) {
+                deflated.append(try CoreDataStoreReader.modelCache(ofStoreAt: Fixtures.sharedSQLiteStores.appendingPathComponent(store)))
+            }
+        }
+        var archives = try deflated.map { try RawInflate.inflate($0, maximumSize: 1 << 24) }
+        let archiver = NSKeyedArchiver(requiringSecureCoding: false)
+        archiver.outputFormat = .binary
+        archiver.encode(["NSEntities": ["Book": ["NSEntityName": "Book", "count": 3]], "list": [1.5, "x", true]] as NSDictionary, forKey: "root")
+        archiver.finishEncoding()
+        archives.append(archiver.encodedData)
+        var random = SplitMix64(seed: Self.seed &+ 3)
+        var refused = 0
+        for _ in 0..<Self.cases {
+            let useDeflated = !deflated.isEmpty && Bool.random(using: &random)
+            let inputs = useDeflated ? deflated : archives
+            let mutated = Mutator.mutateBinary(inputs[Int.random(in: 0..<inputs.count, using: &random)], using: &random)
+            do {
+                _ = useDeflated ? try CoreDataModelCache.model(fromDeflated: mutated) : try CoreDataModelCache.model(fromArchive: mutated)
+            } catch is ModelFileError {
+                refused += 1
+            }
+        }
+        #expect(refused > 0, "seed \(Self.seed)")
+    }
+
     @Test func theBinaryStoreReaderNeverTraps() async throws {
         Self.announce("theBinaryStoreReaderNeverTraps")
         let directory = try Fixtures.temporaryDirectory()

@@ -35,6 +35,15 @@ enum CoreDataStoreReader {
         return model
     }
 
+    /// The raw bytes of the store's `Z_MODELCACHE.Z_CONTENT`.
+    static func modelCache(ofStoreAt store: URL) throws -> Data {
+        let copy = try copied(store)
+        defer { try? FileManager.default.removeItem(at: copy.deletingLastPathComponent()) }
+        let out = copy.deletingLastPathComponent().appendingPathComponent("cache.bin")
+        _ = try run([script.path, "cache", copy.path, out.path])
+        return try Data(contentsOf: out)
+    }
+
     /// A copy of the store with its `-wal` and `-shm` files, in a new temporary directory.
     private static func copied(_ store: URL) throws -> URL {
         let directory = try Fixtures.temporaryDirectory()

@@ -8,7 +8,7 @@ public struct ModelFileError: Error, Hashable, Sendable, CustomStringConvertible
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case unreadable, malformedXML, notAModel, missingAttribute, unknownAttributeType, invalidValue
-            case invalidModel, noVersions, unknownVersion
+            case invalidModel, noVersions, unknownVersion, malformedModelCache
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -29,6 +29,9 @@ public struct ModelFileError: Error, Hashable, Sendable, CustomStringConvertible
         public static let invalidModel = Code(.invalidModel)
         /// A model bundle holds no model version.
         public static let noVersions = Code(.noVersions)
+        /// Core Data's model cache in a SQLite store (`Z_MODELCACHE`) is damaged, or holds what
+        /// Strata cannot rebuild; open the store with its model instead.
+        public static let malformedModelCache = Code(.malformedModelCache)
         /// A version name that the bundle does not have.
         public static let unknownVersion = Code(.unknownVersion)
 
