@@ -5,6 +5,8 @@ stores Core Data wrote (the SQLite store will read them itself; until then this 
   read-coredata-store.py metadata STORE      the store's Z_METADATA as JSON: entity hashes (hex),
                                              digest and checksum (base64, as stored)
   read-coredata-store.py cache STORE OUT     the raw bytes of Z_MODELCACHE.Z_CONTENT, as stored
+  read-coredata-store.py schema STORE        sqlite_master's CREATE statements and Z_PRIMARYKEY's
+                                             entity rows, as JSON
   read-coredata-store.py model STORE OUT     the model cached in Z_MODELCACHE (raw DEFLATE of a
                                              keyed archive), written as an .xcdatamodel `contents`
                                              file the way Xcode would write that model
@@ -21,6 +23,16 @@ if sys.argv[1] == "metadata":
         "hashes": {name: value.hex() for name, value in metadata["NSStoreModelVersionHashes"].items()},
         "digest": metadata.get("NSStoreModelVersionHashesDigest"),
         "checksum": metadata.get("NSStoreModelVersionChecksumKey"),
+    }))
+    sys.exit(0)
+
+if sys.argv[1] == "schema":
+    db = sqlite3.connect(sys.argv[2])
+    print(json.dumps({
+        "objects": [{"type": t, "name": n, "sql": s} for t, n, s in
+                    db.execute("select type, name, sql from sqlite_master where sql is not null order by rowid")],
+        "entities": [{"number": e, "name": n, "super": s} for e, n, s in
+                     db.execute("select Z_ENT, Z_NAME, Z_SUPER from Z_PRIMARYKEY where Z_ENT < 16000 order by Z_ENT")],
     }))
     sys.exit(0)
 

@@ -25,6 +25,9 @@ public struct FetchIndexDescription: Sendable, Hashable {
 
     public var name: String
     public var elements: [Element]
+    /// Whether the index is a legacy compound index (`<compoundIndexes>` in older model files),
+    /// which Core Data's SQLite store names by its properties rather than by its name.
+    public var isCompoundIndex = false
 
     public init(name: String, elements: [Element]) {
         self.name = name

@@ -35,6 +35,28 @@ enum CoreDataStoreReader {
         return model
     }
 
+    struct Schema: Decodable {
+        struct Object: Decodable {
+            var type: String
+            var name: String
+            var sql: String
+        }
+        struct Entity: Decodable, Equatable {
+            var number: Int
+            var name: String
+            var `super`: Int
+        }
+        var objects: [Object]
+        var entities: [Entity]
+    }
+
+    /// The store's `CREATE` statements (from `sqlite_master`) and `Z_PRIMARYKEY` entity rows.
+    static func schema(ofStoreAt store: URL) throws -> Schema {
+        let copy = try copied(store)
+        defer { try? FileManager.default.removeItem(at: copy.deletingLastPathComponent()) }
+        return try JSONDecoder().decode(Schema.self, from: run([script.path, "schema", copy.path]))
+    }
+
     /// The raw bytes of the store's `Z_MODELCACHE.Z_CONTENT`.
     static func modelCache(ofStoreAt store: URL) throws -> Data {
         let copy = try copied(store)

@@ -78,8 +78,9 @@ struct ModelFileReader {
             case "compoundIndexes":
                 for (number, compound) in child.children(named: "compoundIndex").enumerated() {
                     let names = try compound.children(named: "index").map { try required($0, "value") }
-                    entity.indexes.append(
-                        FetchIndexDescription(name: "compoundIndex\(number + 1)", elements: names.map { .init($0) }))
+                    var index = FetchIndexDescription(name: "compoundIndex\(number + 1)", elements: names.map { .init($0) })
+                    index.isCompoundIndex = true
+                    entity.indexes.append(index)
                 }
             default: continue
             }

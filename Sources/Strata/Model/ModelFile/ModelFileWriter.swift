@@ -66,7 +66,17 @@ struct ModelFileWriter {
             }
             close("uniquenessConstraints", depth: 2)
         }
-        for index in entity.indexes {
+        let compound = entity.indexes.filter(\.isCompoundIndex)
+        if !compound.isEmpty {
+            open("compoundIndexes", [], depth: 2)
+            for index in compound {
+                open("compoundIndex", [], depth: 3)
+                for item in index.elements { element("index", [("value", item.propertyName)], depth: 4) }
+                close("compoundIndex", depth: 3)
+            }
+            close("compoundIndexes", depth: 2)
+        }
+        for index in entity.indexes where !index.isCompoundIndex {
             open("fetchIndex", [("name", index.name)], depth: 2)
             for item in index.elements {
                 element(

@@ -92,6 +92,29 @@ struct CoreDataModelCache {
             guard let property = try archive.object(entry.value) else { continue }
             try read(property, into: &entity)
         }
+        for index in try archive.elements(object["NSFetchIndexDescriptions"]).compactMap({ try archive.object($0) }) {
+            let indexName = try archive.string(index["NSIndexName"]) ?? "index\(entity.indexes.count + 1)"
+            if try archive.resolve(index["NSPartialIndexPredicate"]) != nil {
+                notes.append("\(name).\(indexName): the fetch index's partial-index predicate is archived as objects, and not read")
+            }
+            let elements = try archive.elements(index["NSIndexElements"]).compactMap { try archive.object($0) }.map { element in
+                var result = FetchIndexDescription.Element(
+                    try archive.string(element["NSPropertyName"]) ?? "", ascending: element["NSAscending"] != .bool(false))
+                result.isRTree = element["NSFetchIndexElementType"] == .integer(1)
+                return result
+            }
+            entity.indexes.append(FetchIndexDescription(name: indexName, elements: elements))
+        }
+        // Newer archives carry fetch indexes and, for older readers, the same as compound indexes.
+        for (number, compound) in try archive.elements(object["NSCompoundIndexes"]).enumerated() where entity.indexes.isEmpty {
+            let names = try archive.elements(compound).map { member -> String in
+                if let text = try archive.string(member) { return text }
+                return try archive.object(member).flatMap { try archive.string($0["NSPropertyName"]) } ?? ""
+            }
+            var index = FetchIndexDescription(name: "compoundIndex\(number + 1)", elements: names.map { .init($0) })
+            index.isCompoundIndex = true
+            entity.indexes.append(index)
+        }
         for tuple in try archive.elements(object["NSUniqueTuples"]) {
             entity.uniquenessConstraints.append(try archive.elements(tuple).map { member in
                 if let text = try archive.string(member) { return text }

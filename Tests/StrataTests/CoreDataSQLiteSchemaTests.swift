@@ -1,0 +1,85 @@
+import Foundation
+@testable import Strata
+import Testing
+
+/// The schema Strata derives from a model is the one Core Data created for it
+/// (`formats/coredata-sqlite-schema.md`): checked against the real stores in
+/// `../shared/fixtures/sqlite`, and rule by rule on models of our own.
+@Suite struct CoreDataSQLiteSchemaTests {
+    static let stores = CoreDataStoreHashTests.stores.map(\.store)
+        + ["alemar11__CoreDataPlus/Tests/Resources/SampleModel2/Fixtures/SampleModel2_V1.sqlite"]
+
+    @Test(.enabled(if: Fixtures.canReadSharedSQLiteStores, "the shared SQLite fixtures (or python3) are not here"), arguments: stores)
+    func theFixtureStoresHaveTheSchemaStrataDerives(_ store: String) throws {
+        let url = Fixtures.sharedSQLiteStores.appendingPathComponent(store)
+        let model = try ManagedObjectModel(coreDataModelCache: try CoreDataStoreReader.modelCache(ofStoreAt: url))
+        let real = try CoreDataStoreReader.schema(ofStoreAt: url)
+        let schema = CoreDataSQLiteSchema(model: model)
+        // Z_NAME may keep an entity's name from before a migration renamed it (§1): numbers and supers must agree.
+        #expect(schema.entities.map(\.number) == real.entities.map(\.number), "\(store)")
+        #expect(schema.entities.map(\.superNumber) == real.entities.map(\.super), "\(store)")
+        // Core Data's own objects only: not persistent history's (A…), derived attributes' triggers
+        // or SQLite's automatic indexes.
+        let expected = Set(real.objects.filter { $0.type != "trigger" && !$0.name.hasPrefix("A") && !$0.name.hasPrefix("Z_TRANSACTION") }.map(\.sql))
+        #expect(Set(schema.createStatements) == expected, "\(store)")
+    }
+
+    /// §1, §3, §4, §6 on a model of our own: numbering, one table per hierarchy with suffixed
+    /// clashing columns, foreign keys with entity columns, ordering columns, join tables, indexes.
+    @Test func theRulesOnAModelOfOurOwn() throws {
+        let model = try ManagedObjectModel {
+            EntityDescription("Shelf") {
+                AttributeDescription("label", .string)
+                RelationshipDescription("items", toMany: "Item", inverse: "shelf", ordered: true)
+            }
+            EntityDescription("Item", isAbstract: true) {
+                AttributeDescription("added", .date)
+                RelationshipDescription("shelf", toOne: "Shelf", inverse: "items")
+                FetchIndexDescription("byAdded", "added")
+            }
+            EntityDescription("Note", superentity: "Item") { AttributeDescription("text", .string) }
+            EntityDescription("Book", superentity: "Item") {
+                AttributeDescription("text", .string)
+                AttributeDescription("price", .decimal)
+                AttributeDescription("cover", .binaryData, optional: true)
+                RelationshipDescription("authors", toMany: "author", inverse: "books")
+                UniquenessConstraint("price")
+            }
+            EntityDescription("author") {
+                AttributeDescription("name", .string)
+                RelationshipDescription("books", toMany: "Book", inverse: "authors")
+                RelationshipDescription("favourite", toOne: "Item")
+            }
+        }
+        let schema = CoreDataSQLiteSchema(model: model)
+        // Roots in case-insensitive name order, each followed by its subtree in name order.
+        #expect(schema.entities.map { "\($0.number) \($0.name) \($0.superNumber) \($0.table)" } == [
+            "1 author 0 ZAUTHOR", "2 Item 0 ZITEM", "3 Book 2 ZITEM", "4 Note 2 ZITEM", "5 Shelf 0 ZSHELF",
+        ])
+        #expect(schema.createStatements.contains(
+            "CREATE TABLE ZITEM ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZSHELF INTEGER, Z_FOK_SHELF INTEGER, "
+                + "ZADDED TIMESTAMP, ZPRICE DECIMAL, ZTEXT VARCHAR, ZTEXT1 VARCHAR, ZCOVER BLOB )"))
+        #expect(schema.createStatements.contains(
+            "CREATE TABLE ZAUTHOR ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZFAVOURITE INTEGER, Z2_FAVOURITE INTEGER, ZNAME VARCHAR )"))
+        #expect(schema.joinTables.map(\.name) == ["Z_1BOOKS"])
+        #expect(schema.createStatements.contains("CREATE TABLE Z_1BOOKS ( Z_1AUTHORS INTEGER, Z_3BOOKS INTEGER, PRIMARY KEY (Z_1AUTHORS, Z_3BOOKS) )"))
+        for statement in [
+            "CREATE INDEX ZITEM_ZSHELF_INDEX ON ZITEM (ZSHELF)", "CREATE INDEX ZITEM_Z_ENT_INDEX ON ZITEM (Z_ENT)",
+            "CREATE INDEX ZAUTHOR_ZFAVOURITE_INDEX ON ZAUTHOR (ZFAVOURITE)", "CREATE INDEX Z_1BOOKS_Z_3BOOKS_INDEX ON Z_1BOOKS (Z_3BOOKS, Z_1AUTHORS)",
+            "CREATE INDEX Z_Item_byAdded ON ZITEM (ZADDED COLLATE BINARY ASC)", "CREATE INDEX Z_Item_added ON ZITEM (ZADDED COLLATE BINARY ASC)",
+            "CREATE UNIQUE INDEX Z_Book_UNIQUE_price ON ZITEM (ZPRICE COLLATE BINARY ASC)",
+        ] {
+            #expect(schema.createStatements.contains(statement), "\(statement)")
+        }
+    }
+
+    /// §5's hash: Foundation's 10.4 string hash, four UTF-16 units at a time.
+    @Test func theWiringHashIsFoundations() {
+        // h = len = 1; one unit: h = 1*257 + 97 = 354; h += h << 1 = 1062.
+        #expect(CoreDataSQLiteSchema.foundationHash("a") == 1062)
+        var h: UInt32 = 4
+        h = h &* 67_503_105 &+ 98 &* 16_974_593 &+ 111 &* 66_049 &+ 111 &* 257 &+ 107
+        #expect(CoreDataSQLiteSchema.foundationHash("book") == h &+ (h << 4))
+        #expect(Set(CoreDataSQLiteSchema.bucketOrder(["_ent", "_pk", "_opt", "books", "name"])) == ["_ent", "_pk", "_opt", "books", "name"])
+    }
+}
