@@ -15,7 +15,7 @@ import Testing
             let temporary = author.objectID
             #expect(temporary.isTemporaryID)
             #expect(temporary.persistentStoreIdentifier == nil)
-            #expect(temporary.uriRepresentation().absoluteString.hasPrefix("x-strata:///Author/t"))
+            #expect(temporary.uriRepresentation().absoluteString.hasPrefix("x-coredata:///Author/t"))
 
             try context.save()
             #expect(!author.objectID.isTemporaryID)
@@ -37,12 +37,15 @@ import Testing
             try context.save()
             return author.objectID.uriRepresentation()
         }
-        #expect(uri.absoluteString == "x-strata://\(store.identifier)/Author/p1")
+        #expect(uri.absoluteString == "x-coredata://\(store.identifier)/Author/p1")
         let id = try #require(coordinator.managedObjectID(forURIRepresentation: uri))
         let name = try await backgroundContext(coordinator).perform { context in
             try #require(try context.existingObject(with: id) as? Author).name
         }
         #expect(name == "Eliot")
+        // A URI with Strata's earlier scheme, as an app may have stored it, names the same object.
+        let earlier = try #require(URL(string: uri.absoluteString.replacingOccurrences(of: "x-coredata://", with: "x-strata://")))
+        #expect(coordinator.managedObjectID(forURIRepresentation: earlier) == id)
     }
 
     @Test(arguments: [
@@ -52,7 +55,8 @@ import Testing
         "x-strata://STORE/Author/p0",
         "x-strata://STORE/Author/pabc",
         "x-strata://STORE/Author",
-        "x-coredata://STORE/Author/p1",
+        "x-other://STORE/Author/p1",
+        "x-coredata://STORE/Writer/p1",
     ])
     func malformedOrForeignURIsResolveToNothing(_ text: String) async throws {
         let coordinator = try await makeCoordinator(libraryModel())

@@ -7,7 +7,7 @@ import Synchronization
 /// A newly inserted object has a temporary ID until its context saves it; from then on its
 /// ID is permanent: its store's identifier, its entity, and the reference number the store
 /// gave it, which is never reused. ``uriRepresentation()`` writes a permanent ID as
-/// `x-strata://<store UUID>/<Entity>/p<reference>`; hand that URI to
+/// `x-coredata://<store UUID>/<Entity>/p<reference>`; hand that URI to
 /// ``PersistentStoreCoordinator/managedObjectID(forURIRepresentation:)`` to get the ID back.
 public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
     package enum Key: Sendable, Hashable {
@@ -68,8 +68,11 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
     /// `nil` for a temporary ID.
     public var referenceNumber: Int64? { space.store == nil ? nil : number }
 
-    /// A URI that names the object: `x-strata://<store UUID>/<Entity>/p<reference>` for a saved
-    /// object, `x-strata:///<Entity>/t<process UUID>-<number>` for a temporary one (which no coordinator resolves).
+    /// A URI that names the object, as Core Data gives it: `x-coredata://<store UUID>/<Entity>/p<reference>`
+    /// for a saved object (in a SQLite store Core Data wrote, the reference is the row's `Z_PK`, so
+    /// a URI an app stored names the same object here), `x-coredata:///<Entity>/t<process UUID>-<number>`
+    /// for a temporary one (which no coordinator resolves). URIs with Strata's earlier scheme,
+    /// `x-strata://`, still resolve.
     public func uriRepresentation() -> URL {
         let entity = entityName.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? entityName
         let text = switch key {
@@ -87,10 +90,11 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
         ManagedObjectID(entityName: entity, key: .permanent(store: store, reference: reference))
     }
 
-    /// Parses a permanent object URI (`x-strata://<store>/<Entity>/p<reference>`), without
-    /// checking that its store or entity exist; `nil` when it is malformed.
+    /// Parses a permanent object URI (`x-coredata://<store>/<Entity>/p<reference>`, or the
+    /// `x-strata://` form Strata handed out before), without checking that its store or entity
+    /// exist; `nil` when it is malformed.
     init?(uri: URL) {
-        guard uri.scheme == Self.scheme, let store = uri.host, !store.isEmpty else { return nil }
+        guard uri.scheme == Self.scheme || uri.scheme == Self.earlierScheme, let store = uri.host, !store.isEmpty else { return nil }
         let components = uri.path.split(separator: "/", omittingEmptySubsequences: true)
         guard components.count == 2, components[1].first == "p",
             let reference = Int64(components[1].dropFirst()), reference > 0,
@@ -110,8 +114,10 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
         lhs.number == rhs.number && lhs.space === rhs.space
     }
 
-    /// The URI scheme of object URIs.
-    public static let scheme = "x-strata"
+    /// The URI scheme of object URIs: Core Data's.
+    public static let scheme = "x-coredata"
+    /// The scheme of the object URIs Strata handed out before it used Core Data's; they resolve.
+    public static let earlierScheme = "x-strata"
 
     public var description: String { uriRepresentation().absoluteString }
 }
