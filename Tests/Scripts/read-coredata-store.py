@@ -5,6 +5,8 @@ stores Core Data wrote (the SQLite store will read them itself; until then this 
   read-coredata-store.py metadata STORE      the store's Z_METADATA as JSON: entity hashes (hex),
                                              digest and checksum (base64, as stored)
   read-coredata-store.py cache STORE OUT     the raw bytes of Z_MODELCACHE.Z_CONTENT, as stored
+  read-coredata-store.py plist STORE OUT     the raw bytes of Z_METADATA.Z_PLIST; prints {"uuid": Z_UUID}
+  read-coredata-store.py readplist FILE      a metadata property list, as JSON (bytes in hex)
   read-coredata-store.py schema STORE        sqlite_master's CREATE statements and Z_PRIMARYKEY's
                                              entity rows, as JSON
   read-coredata-store.py model STORE OUT     the model cached in Z_MODELCACHE (raw DEFLATE of a
@@ -34,6 +36,19 @@ if sys.argv[1] == "schema":
         "entities": [{"number": e, "name": n, "super": s} for e, n, s in
                      db.execute("select Z_ENT, Z_NAME, Z_SUPER from Z_PRIMARYKEY where Z_ENT < 16000 order by Z_ENT")],
     }))
+    sys.exit(0)
+
+if sys.argv[1] == "plist":
+    uuid, blob = sqlite3.connect(sys.argv[2]).execute("select Z_UUID, Z_PLIST from Z_METADATA").fetchone()
+    open(sys.argv[3], "wb").write(blob)
+    print(json.dumps({"uuid": uuid}))
+    sys.exit(0)
+
+if sys.argv[1] == "readplist":
+    metadata = plistlib.loads(open(sys.argv[2], "rb").read())
+    print(json.dumps({key: (value.hex() if isinstance(value, bytes) else
+                            {k: v.hex() for k, v in value.items()} if isinstance(value, dict) else value)
+                      for key, value in metadata.items()}))
     sys.exit(0)
 
 if sys.argv[1] == "cache":

@@ -113,6 +113,29 @@ import Testing
         #expect(refused > 0, "seed \(Self.seed)")
     }
 
+    /// Core Data's store metadata (`Z_METADATA.Z_PLIST`), read through Foundation's property list
+    /// parser: the fixture stores' lists when they are here, and always one Strata writes.
+    @Test func theStoreMetadataReaderNeverTraps() throws {
+        Self.announce("theStoreMetadataReaderNeverTraps")
+        var inputs = [try CoreDataSQLiteMetadata.row(from: try libraryModel().storeMetadata(forConfigurationName: nil)).plist]
+        if Fixtures.canReadSharedSQLiteStores {
+            for store in CoreDataSQLiteSchemaTests.stores {
+                inputs.append(try CoreDataStoreReader.metadataPlist(ofStoreAt: Fixtures.sharedSQLiteStores.appendingPathComponent(store)).plist)
+            }
+        }
+        var random = SplitMix64(seed: Self.seed &+ 4)
+        var refused = 0
+        for _ in 0..<Self.cases {
+            let mutated = Mutator.mutateBinary(inputs[Int.random(in: 0..<inputs.count, using: &random)], using: &random)
+            do {
+                _ = try CoreDataSQLiteMetadata.metadata(uuid: "fuzz", plist: mutated)
+            } catch is CoreDataSQLiteMetadata.Failure {
+                refused += 1
+            }
+        }
+        #expect(refused > 0, "seed \(Self.seed)")
+    }
+
     @Test func theBinaryStoreReaderNeverTraps() async throws {
         Self.announce("theBinaryStoreReaderNeverTraps")
         let directory = try Fixtures.temporaryDirectory()

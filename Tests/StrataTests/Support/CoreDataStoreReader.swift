@@ -57,6 +57,23 @@ enum CoreDataStoreReader {
         return try JSONDecoder().decode(Schema.self, from: run([script.path, "schema", copy.path]))
     }
 
+    /// The raw bytes of the store's `Z_METADATA.Z_PLIST`, and its `Z_UUID`.
+    static func metadataPlist(ofStoreAt store: URL) throws -> (plist: Data, uuid: String) {
+        let copy = try copied(store)
+        defer { try? FileManager.default.removeItem(at: copy.deletingLastPathComponent()) }
+        let out = copy.deletingLastPathComponent().appendingPathComponent("plist.bin")
+        let printed = try JSONDecoder().decode([String: String].self, from: run([script.path, "plist", copy.path, out.path]))
+        return (try Data(contentsOf: out), printed["uuid"] ?? "")
+    }
+
+    /// A metadata property list as Python's plistlib reads it: keys to values, bytes in hex.
+    static func readPlist(_ data: Data) throws -> [String: Any] {
+        let file = try Fixtures.temporaryDirectory().appendingPathComponent("metadata.plist")
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        try data.write(to: file)
+        return try JSONSerialization.jsonObject(with: run([script.path, "readplist", file.path])) as? [String: Any] ?? [:]
+    }
+
     /// The raw bytes of the store's `Z_MODELCACHE.Z_CONTENT`.
     static func modelCache(ofStoreAt store: URL) throws -> Data {
         let copy = try copied(store)

@@ -142,16 +142,29 @@ public struct ModelBundle: Sendable {
     private static func currentVersionName(in url: URL) throws -> String? {
         let file = url.appendingPathComponent(".xccurrentversion")
         guard FileManager.default.fileExists(atPath: file.path) else { return nil }
-        let plist: Any
+        let name: String?
         do {
             let data = try Data(contentsOf: file)
             // Xcode leaves the file empty when no version was ever made current: the newest is.
             if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return nil }
-            plist = try PropertyListSerialization.propertyList(from: data, format: nil)
+            if data.starts(with: Array("bplist00".utf8)) {
+                // Foundation's binary list parser crashes on some damaged lists; Strata's own does not.
+                let list = try BinaryPropertyList(data)
+                let entries = try list.dictionary(at: list.top)
+                name = try entries["_XCCurrentVersionName"].flatMap { index in
+                    if case .string(let text) = try list.object(at: index) { return text }
+                    return nil
+                }
+            } else {
+                let plist = try PropertyListSerialization.propertyList(from: data, format: nil)
+                name = (plist as? [String: Any])?["_XCCurrentVersionName"] as? String
+            }
+        } catch let error as ModelFileError {
+            throw error
         } catch {
-            throw ModelFileError(.malformedXML, file: file, "cannot read the current version: \(error.localizedDescription)")
+            throw ModelFileError(.malformedXML, file: file, "cannot read the current version: \(error)")
         }
-        guard let name = (plist as? [String: Any])?["_XCCurrentVersionName"] as? String else { return nil }
+        guard let name else { return nil }
         return name.hasSuffix(".xcdatamodel") ? String(name.dropLast(".xcdatamodel".count)) : name
     }
 }

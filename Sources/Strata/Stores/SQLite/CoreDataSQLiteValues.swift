@@ -1,0 +1,124 @@
+import Foundation
+
+/// How Core Data's SQLite store encodes attribute values (`formats/coredata-sqlite-schema.md` §8),
+/// both ways.
+///
+/// Reading is lenient where SQLite's column affinity lets a value arrive in another class than
+/// the one Core Data writes (a lightweight migration copies values as they are: a Double 2.5 may
+/// sit in an INTEGER column of what is now an Integer 32 attribute); it reads the value as an
+/// app would, through `NSNumber`. A value no reading can make sense of is an error that names
+/// the attribute, never a guess.
+package enum CoreDataSQLiteValues {
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
+    }
+
+    /// Seconds between 1970 and 2001, the two epochs dates are counted from.
+    static let referenceDate = Date(timeIntervalSinceReferenceDate: 0)
+
+    /// The stored form of `value` for `attribute`.
+    package static func encode(_ value: AttributeValue?, for attribute: AttributeDescription) -> SQLiteValue {
+        guard let value else { return .null }
+        switch value {
+        case .integer16(let v): return .integer(Int64(v))
+        case .integer32(let v): return .integer(Int64(v))
+        case .integer64(let v): return .integer(v)
+        case .boolean(let v): return .integer(v ? 1 : 0)
+        // Core Data stores decimals as REAL (the column's DECIMAL type has numeric affinity).
+        case .decimal(let v): return .real(NSDecimalNumber(decimal: v).doubleValue)
+        case .double(let v): return .real(v)
+        case .float(let v): return .real(Double(v))
+        case .date(let v): return .real(v.timeIntervalSinceReferenceDate)
+        case .string(let v): return .text(v)
+        case .uri(let v): return .text(v.absoluteString)
+        case .objectID(let v): return .text(v.uriRepresentation().absoluteString)
+        case .uuid(let v): return .blob(withUnsafeBytes(of: v.uuid) { Data($0) })
+        case .transformable(let v): return .blob(v)
+        case .binaryData(let v):
+            // With external storage allowed, an inline value carries a 0x01 prefix.
+            return .blob(attribute.allowsExternalBinaryDataStorage ? Data([1]) + v : v)
+        }
+    }
+
+    /// The attribute value a stored value holds.
+    ///
+    /// - Parameter externalData: For a Binary attribute with external storage: the file a
+    ///   reference (`0x02` + UUID) names, read from the store's `_EXTERNAL_DATA` folder.
+    package static func decode(
+        _ stored: SQLiteValue, for attribute: AttributeDescription, externalData: (String) throws -> Data = { name in
+            throw Failure(description: "the value is stored in the external file \(name), and no folder was given to read it from")
+        }
+    ) throws -> AttributeValue? {
+        func fail() -> Failure {
+            Failure(description: "\(attribute.name): a stored \(stored.kind) does not fit a \(attribute.type.rawValue) attribute")
+        }
+        if case .null = stored { return nil }
+        switch attribute.type {
+        case .integer16, .integer32, .integer64:
+            let number: Int64
+            switch stored {
+            case .integer(let v): number = v
+            case .real(let v) where v.isFinite:
+                guard let whole = Int64(exactly: v.rounded(.towardZero)) else { throw fail() }
+                number = whole
+            default: throw fail()
+            }
+            // An NSNumber read as a narrower type keeps its low bits; Strata refuses instead.
+            guard let value = AttributeValue.integer64(number).converted(to: attribute.type) else { throw fail() }
+            return value
+        case .boolean:
+            switch stored {
+            case .integer(let v): return .boolean(v != 0)
+            case .real(let v): return .boolean(v != 0)
+            default: throw fail()
+            }
+        case .double, .float, .decimal, .date:
+            let number: Double
+            switch stored {
+            case .integer(let v): number = Double(v)
+            case .real(let v): number = v
+            case .text(let v) where attribute.type == .decimal:
+                guard let decimal = Decimal(string: v, locale: Locale(identifier: "en_US_POSIX")) else { throw fail() }
+                return .decimal(decimal)
+            default: throw fail()
+            }
+            return switch attribute.type {
+            case .double: .double(number)
+            case .float: .float(Float(number))
+            case .decimal: .decimal(Decimal(number))
+            default: .date(Date(timeIntervalSinceReferenceDate: number))
+            }
+        case .string:
+            guard case .text(let v) = stored else { throw fail() }
+            return .string(v)
+        case .uri:
+            guard case .text(let v) = stored, let url = URL(string: v) else { throw fail() }
+            return .uri(url)
+        case .objectID:
+            guard case .text(let v) = stored, let url = URL(string: v), let id = ManagedObjectID(uri: url) else { throw fail() }
+            return .objectID(id)
+        case .uuid:
+            guard case .blob(let v) = stored, v.count == 16 else { throw fail() }
+            let b = [UInt8](v)
+            return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
+        case .transformable, .composite:
+            guard case .blob(let v) = stored else { throw fail() }
+            return .transformable(v)
+        case .binaryData:
+            guard case .blob(let v) = stored else { throw fail() }
+            guard attribute.allowsExternalBinaryDataStorage else { return .binaryData(v) }
+            switch v.first {
+            case 1: return .binaryData(v.dropFirst())
+            case 2:
+                // 0x02, the file's UUID as 36 characters, NUL.
+                guard v.count == 38, let name = String(data: v.dropFirst().prefix(36), encoding: .ascii), UUID(uuidString: name) != nil else {
+                    throw fail()
+                }
+                return .binaryData(try externalData(name))
+            default: throw fail()
+            }
+        case .undefined:
+            return nil  // transient: never stored
+        }
+    }
+}
