@@ -252,3 +252,34 @@ import Testing
         #expect(error?.problems == ["Folder.notes: a to-many relationship cannot become a to-one (Core Data refuses it too)"])
     }
 }
+
+/// A staged plan whose later stage the data refuses leaves the store as it was before the first.
+@Suite struct StagedDataRuleTests {
+    @Test func aLaterStageThatFailsPutsTheStoreBackAsItWas() async throws {
+        let directory = try MigrationFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func model(size: Bool, titleRequired: Bool) throws -> ManagedObjectModel {
+            try ManagedObjectModel {
+                EntityDescription("Note") {
+                    AttributeDescription("title", .string, optional: !titleRequired)
+                    if size { AttributeDescription("size", .integer32, optional: true) }
+                }
+            }
+        }
+        let bundle = try ModelBundle(name: "Notes", versions: [
+            ("Notes", try model(size: false, titleRequired: false)), ("Notes 2", try model(size: true, titleRequired: false)),
+            ("Notes 3", try model(size: true, titleRequired: true)),
+        ])
+        let url = directory.appendingPathComponent("Notes.store")
+        try await MigrationFixtures.withStore(at: url, model: bundle.versions[0].model) { context in
+            _ = try context.insertNewObject(forEntityName: "Note")  // no title
+            try context.save()
+        }
+        let before = try Data(contentsOf: url)
+        let error = await #expect(throws: MigrationError.self) { try await MigrationPlan(bundle: bundle).migrateStore(at: url) }
+        #expect(error?.code == .missingValues)
+        #expect(error?.message.hasPrefix("Notes 2 → Notes 3: 1 problem") == true)
+        #expect(try Data(contentsOf: url) == before, "back at version 1, not left at version 2")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["Notes.store"], "no copy left behind")
+    }
+}
