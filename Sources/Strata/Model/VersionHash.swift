@@ -27,6 +27,10 @@ struct CoreDataHasher {
         withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
     }
 
+    mutating func append(int32 value: Int32) {
+        withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
+    }
+
     mutating func append(byte: UInt8) {
         bytes.append(byte)
     }
@@ -104,7 +108,7 @@ extension AttributeDescription {
         hasher.append(
             CoreDataHasher.propertyHash(
                 name: name, isOptional: isOptional, isTransient: isTransient, isReadOnly: false, modifier: versionHashModifier))
-        withUnsafeBytes(of: type.coreDataNumber.littleEndian) { hasher.append(Data($0)) }
+        hasher.append(int32: type.coreDataNumber)
         if allowsExternalBinaryDataStorage { hasher.append(byte: 1) }
         if preservesValueInHistoryOnDeletion { hasher.append(byte: 1) }
         return hasher.sha256()

@@ -84,7 +84,7 @@ struct ModelFileValues {
             number = whole
         } else if let real = Double(trimmed), real.isFinite {
             number = real >= Double(Int64.max) ? .max : real <= Double(Int64.min) ? .min : Int64(real.rounded(.towardZero))
-            note(text: text, key, "is taken as \(number)")
+            note(key, text, "is taken as \(number)")
         } else if let flag = flagAsNumber(trimmed, text, key) {
             number = flag
         } else {
@@ -97,7 +97,7 @@ struct ModelFileValues {
         }
         if !range.contains(number) {
             number = min(max(number, range.lowerBound), range.upperBound)
-            note(text: text, key, "is out of range and taken as \(number)")
+            note(key, text, "is out of range and taken as \(number)")
         }
         return AttributeValue.integer64(number).converted(to: type)
     }
@@ -105,14 +105,14 @@ struct ModelFileValues {
     private func boolean(_ trimmed: String, _ text: String, _ key: String) -> AttributeValue? {
         if let flag = Self.flag(trimmed) { return .boolean(flag) }
         guard let number = Double(trimmed) else { return nil }
-        note(text: text, key, "is taken as \(number != 0 ? "YES" : "NO")")
+        note(key, text, "is taken as \(number != 0 ? "YES" : "NO")")
         return .boolean(number != 0)
     }
 
     /// YES or NO (or true/false) on a number: 1 or 0, noted.
     private func flagAsNumber(_ trimmed: String, _ text: String, _ key: String) -> Int64? {
         guard let flag = Self.flag(trimmed) else { return nil }
-        note(text: text, key, "is taken as \(flag ? 1 : 0)")
+        note(key, text, "is taken as \(flag ? 1 : 0)")
         return flag ? 1 : 0
     }
 
@@ -127,10 +127,6 @@ struct ModelFileValues {
         case "NO", "FALSE", "0": false
         default: nil
         }
-    }
-
-    private func note(text: String, _ key: String, _ outcome: String) {
-        note(key, text, outcome)
     }
 
     private func note(_ key: String, _ text: String, _ outcome: String) {
