@@ -43,10 +43,10 @@ struct DataRequirements {
                     : "it becomes required, has no default value, and has no value here (§3: optional → required, no default)"
                 list.append(Requirement(slot: .attribute(index, attribute), place: "\(name).\(attribute.name)", rule: rule))
             }
-            for (index, relationship) in layout.relationships.enumerated() where !relationship.isTransient && Self.isMandatory(relationship) {
+            for (index, relationship) in layout.relationships.enumerated() where !relationship.isTransient && relationship.isMandatory {
                 let origin = Self.sourceKey(of: relationship.name, in: entityMapping.relationshipMappings)
                     .flatMap { sourceEntity?.relationshipsByName[$0] }
-                if let origin, Self.isMandatory(origin), !origin.isTransient { continue }
+                if let origin, origin.isMandatory, !origin.isTransient { continue }
                 let what = relationship.isToMany ? "holds no object" : "is empty"
                 let rule = origin == nil
                     ? "a new required relationship \(what) (§5: new, mandatory)"
@@ -55,12 +55,6 @@ struct DataRequirements {
             }
             if !list.isEmpty { requirements[name, default: []] += list }
         }
-    }
-
-    /// Core Data's "mandatory": not optional, and to-one or with a minimum count (§5). A
-    /// non-optional to-many with no minimum may be empty.
-    static func isMandatory(_ relationship: RelationshipDescription) -> Bool {
-        !relationship.isOptional && (!relationship.isToMany || relationship.minCount >= 1)
     }
 
     private static func sourceKey(of name: String, in mappings: [PropertyMapping]) -> String? {

@@ -80,6 +80,19 @@ import Testing
         var h: UInt32 = 4
         h = h &* 67_503_105 &+ 98 &* 16_974_593 &+ 111 &* 66_049 &+ 111 &* 257 &+ 107
         #expect(CoreDataSQLiteSchema.foundationHash("book") == h &+ (h << 4))
-        #expect(Set(CoreDataSQLiteSchema.bucketOrder(["_ent", "_pk", "_opt", "books", "name"])) == ["_ent", "_pk", "_opt", "books", "name"])
+    }
+
+    /// §4/§5 on a real model: DuckDuckGo's bookmarks pair `favorites` (ordered) with
+    /// `favoriteFolders` on one entity, and Core Data names the join table after `favorites`
+    /// (`Z_1FAVORITES`, not `Z_1FAVORITEFOLDERS`), as its stores show. Also the ordered
+    /// `children` ↔ `parent` pair's `Z_FOK_PARENT`.
+    @Test(.enabled(if: Fixtures.hasSharedXcodeModels, "the shared Xcode fixtures are not beside the project"))
+    func theWiringOrderNamesARealJoinTableAsCoreDataDid() throws {
+        let bundle = try ModelBundle(contentsOf: Fixtures.sharedXcodeModels.appendingPathComponent(
+            "duckduckgo__BrowserServicesKit/Sources/Bookmarks/BookmarksModel.xcdatamodeld"))
+        let schema = CoreDataSQLiteSchema(model: try bundle.version(named: "BookmarksModel 6").model)
+        #expect(schema.joinTables.map(\.name) == ["Z_1FAVORITES"])
+        #expect(schema.joinTables.first?.columns == ["Z_1FAVORITEFOLDERS", "Z_1FAVORITES", "Z_FOK_1FAVORITES"])
+        #expect(schema.tables.first?.columns.contains { $0.name == "Z_FOK_PARENT" } == true)
     }
 }

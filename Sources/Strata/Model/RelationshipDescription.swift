@@ -54,3 +54,12 @@ public struct RelationshipDescription: Sendable, Hashable {
         self.userInfo = userInfo
     }
 }
+
+extension RelationshipDescription {
+    /// Core Data's "mandatory": not optional, and a to-one or a to-many with a minimum count. A
+    /// non-optional to-many with no minimum may be empty, at every save and migration
+    /// (`formats/coredata-lightweight-migration.md` §5, §6).
+    package var isMandatory: Bool {
+        !isOptional && (!isToMany || minCount >= 1)
+    }
+}

@@ -45,9 +45,9 @@ extension ManagedObject {
             // is missing; an empty required to-many is too few only when it has a minimum, and
             // an empty optional one is valid whatever its minimum.
             if count == 0 {
-                if !relationship.isOptional && !relationship.isToMany {
+                if relationship.isMandatory && !relationship.isToMany {
                     fail(.missingValue, relationship.name, "a required relationship is empty")
-                } else if !relationship.isOptional && relationship.minCount > 0 {
+                } else if relationship.isMandatory {
                     fail(.tooFewObjects, relationship.name, "it holds no object, fewer than the minimum of \(relationship.minCount)")
                 }
                 continue

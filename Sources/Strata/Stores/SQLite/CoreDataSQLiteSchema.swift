@@ -76,7 +76,7 @@ package struct CoreDataSQLiteSchema: Sendable {
         let byName = Dictionary(model.entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         numberEntities(model, byName)
         let numbers = Dictionary(entities.map { ($0.name, $0.number) }, uniquingKeysWith: { a, _ in a })
-        let wiring = Self.wiringOrder(model, byName)
+        let wiring = Self.wiringOrder(model, byName, numbers: numbers)
         var orderedForeignKeys: [String: [Column]] = [:]  // table → its Z_FOK_ columns, in wiring order
         var owners: Set<String> = []
         for (entity, relationship) in wiring {
@@ -228,9 +228,10 @@ package struct CoreDataSQLiteSchema: Sendable {
     /// Every (entity, relationship) pair in the order Core Data wires relationships: entities in
     /// case-insensitive name order; within one, its SQL properties in the bucket order of a
     /// Foundation 10.4-style hash table of their keys.
-    static func wiringOrder(_ model: ManagedObjectModel, _ byName: [String: EntityDescription]) -> [(String, String)] {
+    static func wiringOrder(
+        _ model: ManagedObjectModel, _ byName: [String: EntityDescription], numbers: [String: Int]
+    ) -> [(String, String)] {
         var order: [(String, String)] = []
-        let numbers = CoreDataSQLiteSchema.entityNumbers(model, byName)
         for name in sortedNames(model.entities.map(\.name)) {
             guard let entity = byName[name] else { continue }
             let relationships = entity.relationshipsByName.filter { !$0.value.isTransient }
@@ -249,18 +250,6 @@ package struct CoreDataSQLiteSchema: Sendable {
             }
         }
         return order
-    }
-
-    private static func entityNumbers(_ model: ManagedObjectModel, _ byName: [String: EntityDescription]) -> [String: Int] {
-        var numbers: [String: Int] = [:]
-        var next = 1
-        func visit(_ name: String) {
-            numbers[name] = next
-            next += 1
-            for child in sortedNames(byName[name]?.subentityNames ?? []) { visit(child) }
-        }
-        for root in sortedNames(model.entities.filter { $0.superentityName == nil }.map(\.name)) { visit(root) }
-        return numbers
     }
 
     /// Keys in the order a 10.4-style `NSDictionary` holds them: inserted in the order given into
