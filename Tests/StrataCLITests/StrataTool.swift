@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 import Testing
 
 /// Runs the built `strata` binary, as a user would, and captures what it prints.
@@ -34,20 +35,9 @@ enum StrataTool {
     }
 
     static func run(_ arguments: [String], product: String = "strata") throws -> Result {
-        let process = Process()
-        process.executableURL = try Self.product(product)
-        process.arguments = arguments
-        process.currentDirectoryURL = packageRoot
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let result = try ChildProcess.run(try Self.product(product), arguments, in: packageRoot)
         return Result(
-            status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-            errors: String(decoding: errorData, as: UTF8.self))
+            status: result.status, output: String(decoding: result.output, as: UTF8.self),
+            errors: String(decoding: result.errors, as: UTF8.self))
     }
 }

@@ -22,8 +22,9 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable, Codable {
     /// allows for transient attributes only.
     case undefined = "Undefined"
     /// A group of attributes stored as one (Core Data's `NSCompositeAttributeDescription`); see
-    /// ``AttributeDescription/compositeElements``. Its value is a `[String: Any]` dictionary of
-    /// its elements, which Strata keeps as their JSON encoding, as it keeps transformable values.
+    /// ``AttributeDescription/compositeElements``. It is set from a `[String: Any]` dictionary of
+    /// its elements (or its JSON), and Strata keeps and returns the dictionary's JSON encoding as
+    /// `Data`, as it does a transformable value; Core Data returns the dictionary itself.
     case composite = "Composite"
 
     /// The kind of ``AttributeValue`` an attribute of this type holds: a composite's is

@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 
 /// Reads a Core Data SQLite store's metadata and cached model through `Tests/Scripts/read-coredata-store.py`
 /// (Python's sqlite3, plistlib and zlib), for tests that hold Strata to what Core Data wrote.
@@ -99,19 +100,10 @@ enum CoreDataStoreReader {
     }
 
     private static func run(_ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "python3 \(arguments.joined(separator: " ")): " + String(decoding: message, as: UTF8.self))
+        let result = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3"] + arguments)
+        guard result.status == 0 else {
+            throw Failure(description: "python3 \(arguments.joined(separator: " ")): " + String(decoding: result.errors, as: UTF8.self))
         }
-        return data
+        return result.output
     }
 }
