@@ -17,10 +17,12 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "BenchLZ4", path: "Sources/BenchLZ4", pkgConfig: "liblz4"),
+        .systemLibrary(name: "BenchSQLite", path: "Sources/BenchSQLite", pkgConfig: "sqlite3"),
         .target(
             name: "Workloads",
             dependencies: [
                 "BenchLZ4",
+                "BenchSQLite",
                 .product(name: "Strata", package: strata),
                 .product(name: "StrataMigration", package: strata),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -42,6 +42,13 @@ let benchmarks: @Sendable () -> Void = {
             try GRDBPeer.insert(records, into: GRDBPeer.create(at: url))
             benchmark.stopMeasurement()
         }
+        measure("1 insert+save", "SQLite C API") { benchmark in
+            let records = PersonRecord.generate(count: count)
+            let url = try Fixtures.scratchFolder().appendingPathComponent("people.sqlite")
+            benchmark.startMeasurement()
+            try SQLiteCPeer.insert(records, into: SQLiteCPeer.create(at: url))
+            benchmark.stopMeasurement()
+        }
         measure("1 insert+save", "JSON") { benchmark in
             let records = PersonRecord.generate(count: count)
             let url = try Fixtures.scratchFolder().appendingPathComponent("people.json")
@@ -98,6 +105,12 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(try GRDBPeer.fetchAll(pool))
             benchmark.stopMeasurement()
         }
+        measure("3 fetch all", "SQLite C API") { benchmark in
+            let connection = try await SQLiteCPeer.Connection(GRDBPeer.fixture(count: count))
+            benchmark.startMeasurement()
+            blackHole(try SQLiteCPeer.fetchAll(connection))
+            benchmark.stopMeasurement()
+        }
 
         // 4. Update one object in ten and save.
         measure("4 update 10%", "Strata") { benchmark in
@@ -112,6 +125,12 @@ let benchmarks: @Sendable () -> Void = {
             try GRDBPeer.updateTenth(pool)
             benchmark.stopMeasurement()
         }
+        measure("4 update 10%", "SQLite C API") { benchmark in
+            let connection = try await SQLiteCPeer.Connection(Fixtures.scratchCopy(of: GRDBPeer.fixture(count: count)))
+            benchmark.startMeasurement()
+            try SQLiteCPeer.updateTenth(connection)
+            benchmark.stopMeasurement()
+        }
 
         // 5. Many single lookups on an indexed attribute; a range scan on an unindexed one.
         measure("5a 1000 lookups", "Strata") { benchmark in
@@ -124,6 +143,12 @@ let benchmarks: @Sendable () -> Void = {
             let pool = try await GRDBPeer.open(GRDBPeer.fixture(count: count))
             benchmark.startMeasurement()
             blackHole(try GRDBPeer.lookUp(lookups, in: pool))
+            benchmark.stopMeasurement()
+        }
+        measure("5a 1000 lookups", "SQLite C API") { benchmark in
+            let connection = try await SQLiteCPeer.Connection(GRDBPeer.fixture(count: count))
+            benchmark.startMeasurement()
+            blackHole(try SQLiteCPeer.lookUp(lookups, in: connection))
             benchmark.stopMeasurement()
         }
         measure("5b range scan", "Strata") { benchmark in
