@@ -50,6 +50,7 @@ extension ObjectGraph {
 
         try assignPermanentIDs(to: inserted.values.filter { !$0.isDeleted })
         var didSave: ContextDidSave?
+        var versions: [ManagedObjectID: Int64] = [:]
         var newObjects: [ManagedObject] = []
         // The values each rebased object had been read with when the save began: a save that
         // meets several other saves replays the context's changes since then onto the latest,
@@ -61,7 +62,8 @@ extension ObjectGraph {
             let changes = makeChangeSet(newObjects: candidates)
             guard !changes.isEmpty else { break }
             do {
-                (generation, didSave) = try coordinator.commitSynchronously(changes)
+                let result = try coordinator.commitSynchronously(changes)
+                (generation, didSave, versions) = (result.generation, result.didSave, result.versions)
                 newObjects = candidates
                 break
             } catch let error as PersistenceError where error.code == .conflict && !error.objectIDs.isEmpty {
@@ -74,11 +76,14 @@ extension ObjectGraph {
             }
         }
         let saved = newObjects + updated.values.filter { !$0.isDeleted }
-        var rows = RowLookup(stores: generation.stores)
         // An object whose changes came to nothing was not written: it keeps the snapshot its
-        // values go with, however much newer the generation's row is.
+        // values go with, however much newer the generation's row is. A written one's snapshot
+        // is what it wrote, at the version the store gave it.
         for object in saved where object.hasChangedValues || resurrected.contains(ObjectIdentifier(object)) {
-            object.snapshot = rows.row(for: object.objectID) ?? object.snapshot
+            guard let version = versions[object.objectID] else { continue }
+            var row = object.storedRow
+            row.version = version
+            object.snapshot = row
         }
         finishSave(of: saved)
         return didSave

@@ -16,11 +16,15 @@ struct Generation: Sendable {
     var stores: [String: [String: Table]]
     /// Store identifier → entity name → attribute slot → index, for the indexed attributes.
     var indexes: [String: [String: [Int: AttributeIndex]]] = [:]
+    /// Incremental store identifier → the snapshot this generation reads that store through.
+    /// (Atomic stores' objects are in `stores`; an incremental store's stay in the store.)
+    var snapshots: [String: StoreSnapshot] = [:]
 
     static let empty = Generation(number: 0, stores: [:])
 
     func row(for id: ManagedObjectID) -> Row? {
         guard case .permanent(let store, let reference) = id.key else { return nil }
+        if let snapshot = snapshots[store] { return snapshot.row(for: id) }
         return stores[store]?[id.entityName]?[reference]
     }
 
@@ -30,7 +34,12 @@ struct Generation: Sendable {
     }
 
     func next(stores: [String: [String: Table]], indexes: [String: [String: [Int: AttributeIndex]]]) -> Generation {
-        Generation(number: number + 1, stores: stores, indexes: indexes)
+        Generation(number: number + 1, stores: stores, indexes: indexes, snapshots: snapshots)
+    }
+
+    /// The next generation, reading incremental stores through `snapshots` (the others' as before).
+    func next(replacing snapshots: [String: StoreSnapshot]) -> Generation {
+        Generation(number: number + 1, stores: stores, indexes: indexes, snapshots: self.snapshots.merging(snapshots) { $1 })
     }
 
     /// The index of an attribute slot of an entity in a store, if it has one.

@@ -1,5 +1,6 @@
 import Foundation
 import HashTreeCollections
+import Logging
 import Synchronization
 
 extension PersistentStoreCoordinator {
@@ -26,7 +27,7 @@ extension PersistentStoreCoordinator {
         mapping.reserveCapacity(ids.count)
         for (entityName, group) in byEntity {
             guard let layout = managedObjectModel.layout(for: entityName) else { continue }
-            let numbers = store.makeReferenceNumbers(for: layout.entity, rootEntity: layout.rootEntityName, count: group.count)
+            let numbers = try store.makeReferenceNumbers(for: layout.entity, rootEntity: layout.rootEntityName, count: group.count)
             let space = ObjectIDSpace.make(store: store.identifier, entityName: entityName)
             for (id, reference) in zip(group, numbers) {
                 mapping[id] = ManagedObjectID(space: space, number: reference)
@@ -35,21 +36,108 @@ extension PersistentStoreCoordinator {
         return mapping
     }
 
-    /// Commits a context's changes, entering the coordinator's queue synchronously. Returns the
-    /// new generation, and the notification sent for the save when the changes have an origin.
-    nonisolated func commitSynchronously(_ changes: ChangeSet) throws -> (generation: Generation, didSave: ContextDidSave?) {
+    /// What a commit left: the generation it published, the notification it sent (when the
+    /// changes have an origin), and the version each saved object now has.
+    struct CommitResult {
+        let generation: Generation
+        let didSave: ContextDidSave?
+        let versions: [ManagedObjectID: Int64]
+    }
+
+    /// Commits a context's changes, entering the coordinator's queue synchronously.
+    nonisolated func commitSynchronously(_ changes: ChangeSet) throws -> CommitResult {
         try executor.runSynchronously {
             try self.assumeIsolated { try $0.commit(changes) }
         }
     }
 
-    /// Checks the versions the context read against the current generation, lets each store
-    /// concerned make the change durable, then publishes the next generation. Nothing changes
-    /// when it throws.
+    /// Lets each store concerned make the change durable, then publishes the next generation.
+    /// Atomic stores' changes are checked against the current generation first (versions,
+    /// targets, uniqueness) and applied to its tables; an incremental store checks its own in
+    /// the transaction that writes them. Nothing changes when it throws.
     ///
     /// A save that spans several stores is atomic per store, not across them, as with Core
-    /// Data's atomic stores.
-    private func commit(_ changes: ChangeSet) throws -> (generation: Generation, didSave: ContextDidSave?) {
+    /// Data's stores.
+    private func commit(_ changes: ChangeSet) throws -> CommitResult {
+        let (atomicChanges, incrementalChanges) = try partition(changes)
+        let prepared = atomicChanges.isEmpty ? nil : try prepare(atomicChanges)
+        var versions = prepared?.versions ?? [:]
+        var snapshots: [String: StoreSnapshot] = [:]
+        for (store, storeChanges) in incrementalChanges {
+            versions.merge(try store.commit(storeChanges)) { $1 }
+            do {
+                snapshots[store.identifier] = try StoreSnapshot(store: store)
+            } catch {
+                // The save is in the store: the generation keeps the old snapshot, and the next
+                // context to pin one notices the store changed and starts a new generation.
+                logger.error("a save committed, but its store cannot be read from: \(error)", metadata: ["store": "\(store.identifier)"])
+            }
+        }
+        if let prepared {
+            for (identifier, storeChanges) in prepared.perStore {
+                guard let store = persistentStores.first(where: { $0.identifier == identifier }) else { continue }
+                try store.commit(
+                    storeChanges, tables: prepared.stores[identifier] ?? [:], previous: prepared.base.stores[identifier] ?? [:],
+                    model: managedObjectModel)
+            }
+        }
+        let next = published.withLock { state in
+            var next = state.generation.next(replacing: snapshots)
+            if let prepared {
+                next.stores = prepared.stores
+                next.indexes = prepared.indexes
+            }
+            state.generation = next
+            return next
+        }
+        guard let origin = changes.origin else { return CommitResult(generation: next, didSave: nil, versions: versions) }
+        let didSave = ContextDidSave(
+            insertedObjectIDs: Set(changes.inserted.keys), updatedObjectIDs: Set(changes.updated.keys),
+            deletedObjectIDs: Set(changes.deleted.keys), queryGeneration: QueryGenerationToken(number: next.number),
+            transactionAuthor: origin.transactionAuthor, contextName: origin.contextName, context: origin.context)
+        // Sent here, on the coordinator's queue, so that subscribers see saves in commit order.
+        saves.send(didSave)
+        return CommitResult(generation: next, didSave: didSave, versions: versions)
+    }
+
+    /// The changes for atomic stores, and those for each incremental store.
+    private func partition(_ changes: ChangeSet) throws -> (atomic: ChangeSet, incremental: [(IncrementalStore, ChangeSet)]) {
+        let incrementalStores = persistentStores.compactMap { $0 as? IncrementalStore }
+        guard !incrementalStores.isEmpty else { return (changes, []) }
+        var atomic = ChangeSet()
+        var incremental: [String: ChangeSet] = [:]
+        let byIdentifier = Dictionary(incrementalStores.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })
+        func isIncremental(_ id: ManagedObjectID) -> String? {
+            id.persistentStoreIdentifier.flatMap { byIdentifier[$0] != nil ? $0 : nil }
+        }
+        for (id, row) in changes.inserted {
+            if let store = isIncremental(id) { incremental[store, default: ChangeSet()].inserted[id] = row } else { atomic.inserted[id] = row }
+        }
+        for (id, row) in changes.updated {
+            if let store = isIncremental(id) { incremental[store, default: ChangeSet()].updated[id] = row } else { atomic.updated[id] = row }
+        }
+        for (id, version) in changes.deleted {
+            if let store = isIncremental(id) { incremental[store, default: ChangeSet()].deleted[id] = version } else { atomic.deleted[id] = version }
+        }
+        for (identifier, storeChanges) in incremental where byIdentifier[identifier]?.isReadOnly == true {
+            let ids = Array(storeChanges.inserted.keys) + Array(storeChanges.updated.keys) + Array(storeChanges.deleted.keys)
+            throw PersistenceError(.storeNotFound, objectIDs: ids, "the store \(identifier) is read-only")
+        }
+        return (atomic, incremental.compactMap { identifier, changes in byIdentifier[identifier].map { ($0, changes) } })
+    }
+
+    /// An atomic commit checked and applied to the tables, not yet written nor published.
+    private struct PreparedCommit {
+        let base: Generation
+        let stores: [String: [String: Generation.Table]]
+        let indexes: [String: [String: [Int: AttributeIndex]]]
+        let perStore: [String: ChangeSet]
+        let versions: [ManagedObjectID: Int64]
+    }
+
+    /// Checks the versions the context read against the current generation and applies the
+    /// changes to its tables.
+    private func prepare(_ changes: ChangeSet) throws -> PreparedCommit {
         let base = currentGeneration
         try checkVersions(of: changes, against: base)
 
@@ -66,8 +154,9 @@ extension PersistentStoreCoordinator {
         }
         var stores = base.stores
         var indexes = base.indexes
+        var versions: [ManagedObjectID: Int64] = [:]
         for (table, group) in edits.groups {
-            try apply(group, to: table, stores: &stores, indexes: &indexes)
+            try apply(group, to: table, stores: &stores, indexes: &indexes, versions: &versions)
         }
         // With one store (the usual case) it takes the whole change set as it is, rather than a
         // copy of it made object by object.
@@ -86,24 +175,7 @@ extension PersistentStoreCoordinator {
         }
         try checkTargets(of: changes, in: stores, created: created)
         try checkUniqueness(of: changes, in: base.next(stores: stores, indexes: indexes))
-        for (identifier, storeChanges) in perStore {
-            guard let store = persistentStores.first(where: { $0.identifier == identifier }) else { continue }
-            try store.commit(
-                storeChanges, tables: stores[identifier] ?? [:], previous: base.stores[identifier] ?? [:],
-                model: managedObjectModel)
-        }
-        let next = published.withLock { state in
-            state.generation = state.generation.next(stores: stores, indexes: indexes)
-            return state.generation
-        }
-        guard let origin = changes.origin else { return (next, nil) }
-        let didSave = ContextDidSave(
-            insertedObjectIDs: Set(changes.inserted.keys), updatedObjectIDs: Set(changes.updated.keys),
-            deletedObjectIDs: Set(changes.deleted.keys), queryGeneration: QueryGenerationToken(number: next.number),
-            transactionAuthor: origin.transactionAuthor, contextName: origin.contextName, context: origin.context)
-        // Sent here, on the coordinator's queue, so that subscribers see saves in commit order.
-        saves.send(didSave)
-        return (next, didSave)
+        return PreparedCommit(base: base, stores: stores, indexes: indexes, perStore: perStore, versions: versions)
     }
 
     /// Every object a saved row points at must be in the new generation: a save must not point
@@ -265,7 +337,8 @@ extension PersistentStoreCoordinator {
     /// happens to match.
     private func apply(
         _ edits: [TableEdits.Edit], to table: TableEdits.Table,
-        stores: inout [String: [String: Generation.Table]], indexes: inout [String: [String: [Int: AttributeIndex]]]
+        stores: inout [String: [String: Generation.Table]], indexes: inout [String: [String: [Int: AttributeIndex]]],
+        versions: inout [ManagedObjectID: Int64]
     ) throws {
         // Taken out of the generation while they change, so that they are not shared and change in place.
         var rows = stores[table.store]?.removeValue(forKey: table.entity) ?? [:]
@@ -292,6 +365,7 @@ extension PersistentStoreCoordinator {
                     row.version = 1
                 }
                 highestVersionWritten = max(highestVersionWritten, row.version)
+                versions[edit.objectID] = row.version
                 return row
             }
             rows[edit.reference] = new

@@ -18,7 +18,7 @@ public actor PersistentStoreCoordinator {
     /// What readers on any thread may see without entering the queue: the stores and the
     /// latest generation, always replaced together.
     nonisolated let published: Mutex<Published>
-    private let logger = Logger(label: "strata.coordinator")
+    let logger = Logger(label: "strata.coordinator")
     /// Every context's saves on this coordinator.
     nonisolated let saves = Broadcast<ContextDidSave>()
     /// The highest row version a commit has written: an object written back after a deletion
@@ -80,6 +80,17 @@ public actor PersistentStoreCoordinator {
         if let url { try await migrateIfNeeded(type: type, configuration: configuration, url: url, options: options) }
         let store = try makeStore(type: type, configuration: configuration, url: url, options: options)
         try checkCompatibility(of: store)
+        if let incremental = store as? IncrementalStore {
+            refreshModelMetadata(of: store)
+            try incremental.didAdd()
+            let snapshot = try StoreSnapshot(store: incremental)
+            published.withLock { state in
+                state.generation = state.generation.next(replacing: [store.identifier: snapshot])
+                state.stores.append(store)
+            }
+            logger.debug("added store", metadata: ["type": "\(type)", "store": "\(store.identifier)"])
+            return store
+        }
         let tables = try store.loadTables(model: managedObjectModel)
         refreshModelMetadata(of: store)
         let indexes = Generation.buildIndexes(for: tables, model: managedObjectModel)
@@ -100,7 +111,7 @@ public actor PersistentStoreCoordinator {
     private func migrateIfNeeded(type: StoreType, configuration: String?, url: URL, options: [String: any Sendable]) async throws {
         guard options[PersistentStoreOption.migratePersistentStoresAutomatically] as? Bool == true,
             let migrator = options[PersistentStoreOption.migrator] as? any StoreMigrator,
-            Self.storeClass(forStoreType: type) != nil,
+            Self.storeClass(forStoreType: type) != nil,  // migrators rewrite atomic store files
             let size = try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int, size > 0
         else { return }
         let metadata = try Self.metadataForPersistentStore(type: type, at: url)
@@ -179,7 +190,9 @@ public actor PersistentStoreCoordinator {
             stores[store.identifier] = nil
             var indexes = state.generation.indexes
             indexes[store.identifier] = nil
-            state.generation = state.generation.next(stores: stores, indexes: indexes)
+            var next = state.generation.next(stores: stores, indexes: indexes)
+            next.snapshots[store.identifier] = nil
+            state.generation = next
         }
         store.didRemove()
     }

@@ -115,6 +115,18 @@ extension ObjectGraph {
                 }
             }
         }
+        // An incremental store's objects are read through the generation's snapshot of it, an
+        // entity at a time; the predicate is evaluated here on what the store returns.
+        for (store, snapshot) in generation.snapshots {
+            for name in names {
+                guard let entityLayout = model.layout(for: name) else { continue }
+                let skipped = changed[name] ?? []
+                let space = ObjectIDSpace.make(store: store, entityName: name)
+                for (reference, row) in try snapshot.rows(of: entityLayout, matching: request.predicate) where !skipped.contains(reference) {
+                    try consider(ObjectRef(id: ManagedObjectID(space: space, number: reference), row: row, layout: entityLayout))
+                }
+            }
+        }
         for (id, row) in parentRows where wanted.contains(id.entityName) {
             guard let row, let layout = model.layout(for: id.entityName) else { continue }
             if pending, let object = registered[id], object.hasChanges { continue }

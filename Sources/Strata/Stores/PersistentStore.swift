@@ -124,7 +124,7 @@ open class PersistentStore: @unchecked Sendable {
 
     /// Reference numbers for `count` new objects of `entity`; the coordinator calls it when a
     /// context obtains permanent IDs. Atomic stores route it through `newReferenceObject(for:)`.
-    func makeReferenceNumbers(for entity: EntityDescription, rootEntity: String, count: Int) -> [Int64] {
+    func makeReferenceNumbers(for entity: EntityDescription, rootEntity: String, count: Int) throws -> [Int64] {
         Array(newReferenceNumbers(rootEntity: rootEntity, count: count))
     }
 

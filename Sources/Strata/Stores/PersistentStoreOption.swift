@@ -2,6 +2,10 @@
 public enum PersistentStoreOption {
     /// `Bool`: open the store read-only; saves into it are refused.
     public static let readOnly = "ReadOnly"
+    /// How long, in seconds (a `Double`), a SQLite store waits for another connection's lock
+    /// before a save or read fails with ``StoreError/Code/storeInUse`` (Core Data's
+    /// `NSPersistentStoreTimeoutOption`). Ten seconds unless given.
+    public static let timeout = "Timeout"
     /// `Bool`: migrate a store written with an older model version when it is added.
     public static let migratePersistentStoresAutomatically = "MigratePersistentStoresAutomatically"
     /// `Bool`: infer the mapping model for that migration.

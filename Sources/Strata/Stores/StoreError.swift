@@ -10,7 +10,7 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case unreadable, notAStore, newerFormat, corruptFile, truncated, storeInUse, unknownEntity
-            case danglingReference, writeFailed
+            case danglingReference, writeFailed, unsupportedModel
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -33,6 +33,8 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let danglingReference = Code(.danglingReference)
         /// The store could not be written; the file on disk is unchanged.
         public static let writeFailed = Code(.writeFailed)
+        /// The model uses something this store type cannot store (the message says what).
+        public static let unsupportedModel = Code(.unsupportedModel)
 
         public var description: String { base.rawValue }
     }

@@ -13,5 +13,9 @@ public struct StoreType: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// A store that keeps its objects in memory only, for the life of its coordinator.
     public static let inMemory = StoreType(rawValue: "InMemory")
 
+    /// Core Data's SQLite store, in Core Data's own file format: ``SQLiteStore``. Its raw value
+    /// is the `NSStoreType` Core Data writes into the store's metadata.
+    public static let sqlite = StoreType(rawValue: "SQLite")
+
     public var description: String { rawValue }
 }

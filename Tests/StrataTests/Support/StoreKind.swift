@@ -3,10 +3,10 @@ import JSONLinesStore
 import Strata
 import Testing
 
-/// The store types the conformance suite runs over: Strata's in-memory and binary stores and
-/// the sample's JSON-lines atomic store.
+/// The store types the conformance suite runs over: Strata's in-memory, binary and SQLite stores
+/// and the sample's JSON-lines atomic store.
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case inMemory, binary, jsonLines
+    case inMemory, binary, sqlite, jsonLines
 
     var testDescription: String { rawValue }
 
@@ -14,9 +14,13 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         switch self {
         case .inMemory: .inMemory
         case .binary: .binary
+        case .sqlite: .sqlite
         case .jsonLines: JSONLinesStore.storeType
         }
     }
+
+    /// Whether the store is an atomic store (its file written whole at each save).
+    var isAtomic: Bool { self == .binary || self == .jsonLines }
 
     /// Whether the store keeps its objects when its coordinator goes away.
     var isPersistent: Bool { self != .inMemory }

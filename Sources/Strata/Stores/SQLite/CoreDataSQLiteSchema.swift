@@ -341,6 +341,9 @@ package struct CoreDataSQLiteSchema: Sendable {
 
     // MARK: DDL
 
+    /// The metadata key Core Data records the store's `PRAGMA auto_vacuum` under ("2": incremental).
+    static let autoVacuumKey = "_NSAutoVacuumLevel"
+
     /// The `CREATE` statements, as Core Data writes them.
     package var createStatements: [String] {
         var statements: [String] = []

@@ -37,3 +37,6 @@ package final class SQLiteReadSnapshot: Sendable {
         }
     }
 }
+
+/// The SQLite store's snapshots are its pinned read transactions.
+extension SQLiteReadSnapshot: IncrementalStoreSnapshot {}

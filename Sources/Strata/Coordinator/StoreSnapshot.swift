@@ -1,0 +1,42 @@
+import Logging
+import Synchronization
+
+/// One incremental store's part of a generation: the snapshot the store pinned for it, and the
+/// rows read through that snapshot so far, so that an object is read from the store once per
+/// generation however many contexts fault it. Let go with the last generation that holds it.
+final class StoreSnapshot: Sendable {
+    let store: IncrementalStore
+    let snapshot: any IncrementalStoreSnapshot
+    private let cache = Mutex<[ManagedObjectID: Row]>([:])
+    private static let logger = Logger(label: "strata.store-snapshot")
+
+    init(store: IncrementalStore) throws {
+        self.store = store
+        snapshot = try store.newSnapshot()
+    }
+
+    /// The stored row of an object, or `nil` when the store has no such object. A store that
+    /// fails to read says why in the log, and the object stays a fault (as one the store lost).
+    func row(for id: ManagedObjectID) -> Row? {
+        if let row = cache.withLock({ $0[id] }) { return row }
+        guard let layout = store.managedObjectModel.layout(for: id.entityName) else { return nil }
+        do {
+            guard let row = try store.row(for: id, layout: layout, in: snapshot) else { return nil }
+            cache.withLock { $0[id] = row }
+            return row
+        } catch {
+            Self.logger.error("cannot read an object from its store", metadata: ["object": "\(id)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Every object of one entity (not its subentities) that may match `predicate`.
+    func rows(of layout: EntityLayout, matching predicate: FetchPredicate?) throws -> [(reference: Int64, row: Row)] {
+        let rows = try store.rows(of: layout, matching: predicate, in: snapshot)
+        let space = ObjectIDSpace.make(store: store.identifier, entityName: layout.name)
+        cache.withLock { cache in
+            for (reference, row) in rows { cache[ManagedObjectID(space: space, number: reference)] = row }
+        }
+        return rows
+    }
+}

@@ -1,0 +1,200 @@
+import Foundation
+import OrderedCollections
+
+/// A store that keeps its objects itself and hands them out as they are asked for: subclass it
+/// for a store of your own, as Core Data's `NSIncrementalStore`. Strata's SQLite store is one.
+///
+/// Unlike an ``AtomicStore``, whose objects the coordinator holds in memory, an incremental store
+/// is read one object (or one fetch) at a time, through the snapshot of the generation that
+/// asks (see ``IncrementalStoreSnapshot``), and written one save at a time. The contract, and
+/// when Strata calls what, always on the coordinator's serial queue unless said otherwise:
+/// - ``init(coordinator:configurationName:url:options:)`` when the store is added, then
+///   ``loadMetadata()``: read the store's metadata (its UUID and model version hashes), or leave
+///   a new store's as it is; the coordinator then adds the model's hashes and checks them.
+/// - ``newSnapshot()`` after the store is added and after every save: the state the next
+///   generation reads. Kept as long as a context reads that generation.
+/// - ``execute(_:with:)`` with ``IncrementalStoreRequest/fetch(entity:predicate:)`` for a fetch,
+///   with the snapshot of the fetching context's generation (on the context's thread: reads may
+///   come from several threads at once, each with its own snapshot or the same one); and with
+///   ``IncrementalStoreRequest/save(_:)`` for a save, applied whole or not at all.
+/// - ``newValuesForObject(with:with:)`` to fulfil a fault, and
+///   ``newValue(forRelationship:forObjectWith:with:)`` for a to-many the node left out (also on
+///   the reading context's thread).
+/// - ``obtainPermanentIDs(for:)`` when a context saves new objects.
+///
+/// Register the subclass with ``PersistentStoreCoordinator/registerStoreClass(_:forStoreType:)-(IncrementalStore.Type,_)``
+/// and add it by its type.
+open class IncrementalStore: PersistentStore, @unchecked Sendable {
+    // Sendable by proof, as PersistentStore: the base class adds only `let`s and a weak
+    // reference that is set once in init. A subclass that keeps mutable state must guard what
+    // reads touch (they come from contexts' threads), as the SQLite store does with locks.
+
+    /// The coordinator the store belongs to.
+    public private(set) weak var persistentStoreCoordinator: PersistentStoreCoordinator?
+    /// The model of the store's coordinator.
+    public let managedObjectModel: ManagedObjectModel
+
+    /// The type the coordinator is creating a store for; read by the initialiser.
+    @TaskLocal static var creatingType: StoreType?
+
+    /// Makes the store; reading it is for ``loadMetadata()``.
+    public required init(
+        coordinator: PersistentStoreCoordinator, configurationName: String?, url: URL?, options: [String: any Sendable]
+    ) throws {
+        persistentStoreCoordinator = coordinator
+        managedObjectModel = coordinator.managedObjectModel
+        super.init(
+            type: Self.creatingType ?? StoreType(rawValue: String(describing: Self.self)),
+            configurationName: configurationName, url: url, options: options)
+        var metadata = self.metadata
+        metadata[Self.storeUUIDKey] = .string(Self.identifierForNewStore(at: url))
+        replaceMetadata(metadata)
+    }
+
+    // MARK: The contract
+
+    /// Reads the store's metadata into ``PersistentStore/metadata`` (with
+    /// `replaceMetadata`-like care: a store with its own UUID keeps it). The base class has none.
+    open func loadMetadata() throws {}
+
+    /// The UUID of a store created at `url`: a new random one.
+    open class func identifierForNewStore(at url: URL?) -> String {
+        UUID().uuidString
+    }
+
+    /// A view of the store as it is now, which reads through it keep seeing. The base class
+    /// cannot pin a state and returns a ``CurrentStateSnapshot``.
+    open func newSnapshot() throws -> any IncrementalStoreSnapshot {
+        CurrentStateSnapshot()
+    }
+
+    /// Answers a fetch (with the generation's `snapshot`) or commits a save (`snapshot` is
+    /// `nil`). The base class answers neither.
+    open func execute(_ request: IncrementalStoreRequest, with snapshot: (any IncrementalStoreSnapshot)?) throws -> IncrementalStoreResult {
+        throw PersistenceError(.unknownStoreType, "\(Self.self) does not implement execute(_:with:)")
+    }
+
+    /// An object's values, as `snapshot` has them, or `nil` when it has no such object.
+    open func newValuesForObject(with objectID: ManagedObjectID, with snapshot: any IncrementalStoreSnapshot) throws -> IncrementalStoreNode? {
+        nil
+    }
+
+    /// The targets of a to-many relationship that ``newValuesForObject(with:with:)`` left out.
+    open func newValue(
+        forRelationship relationship: RelationshipDescription, forObjectWith objectID: ManagedObjectID,
+        with snapshot: any IncrementalStoreSnapshot
+    ) throws -> [ManagedObjectID] {
+        []
+    }
+
+    /// Permanent IDs for new objects, one per temporary ID given and in the same order. The
+    /// base class counts reference numbers up per entity hierarchy (see
+    /// ``PersistentStore/nextReferencesKey``; a subclass that keeps them across launches
+    /// writes `nextReferences` with its data, or overrides this).
+    open func obtainPermanentIDs(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID] {
+        try objectIDs.map { id in
+            guard let layout = managedObjectModel.layout(for: id.entityName) else {
+                throw PersistenceError(.unknownEntity, objectIDs: [id], "the model has no entity named '\(id.entityName)'")
+            }
+            return newObjectID(for: layout.entity, referenceObject: newReferenceNumbers(rootEntity: layout.rootEntityName, count: 1).lowerBound)
+        }
+    }
+
+    /// Reads a store's metadata without adding the store. The base class has none to read.
+    open class func metadataForPersistentStore(at url: URL) throws -> [String: MetadataValue] {
+        [:]
+    }
+
+    /// Writes a store's metadata without adding the store. The base class keeps none.
+    open class func setMetadata(_ metadata: [String: MetadataValue], forPersistentStoreAt url: URL) throws {}
+
+    /// The ID of the object of `entity` that the store knows by `referenceObject`.
+    public final func newObjectID(for entity: EntityDescription, referenceObject: Int64) -> ManagedObjectID {
+        ManagedObjectID(entityName: entity.name, key: .permanent(store: identifier, reference: referenceObject))
+    }
+
+    /// The reference the store knows an object of its own by, or `nil` for another store's.
+    public final func referenceObject(for objectID: ManagedObjectID) -> Int64? {
+        objectID.persistentStoreIdentifier == identifier ? objectID.referenceNumber : nil
+    }
+
+    // MARK: Called by the coordinator: the base class goes through the contract above, the
+    // SQLite store reads and writes rows directly.
+
+    /// The store has been added and its metadata checked: a store may now create what a new
+    /// store needs, or write metadata the coordinator brought up to date.
+    func didAdd() throws {}
+
+    /// Whether another process (or coordinator) committed to the store since the last snapshot
+    /// this store made: the coordinator then starts a new generation.
+    var hasOutsideChanges: Bool { false }
+
+    /// The row of an object, read through `snapshot`.
+    func row(for id: ManagedObjectID, layout: EntityLayout, in snapshot: any IncrementalStoreSnapshot) throws -> Row? {
+        guard let node = try newValuesForObject(with: id, with: snapshot) else { return nil }
+        return try row(from: node, layout: layout, snapshot: snapshot)
+    }
+
+    /// Every object of one entity (not its subentities) that may match `predicate`, with its row.
+    func rows(
+        of layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot
+    ) throws -> [(reference: Int64, row: Row)] {
+        var rows: [(reference: Int64, row: Row)] = []
+        switch try execute(.fetch(entity: layout.entity, predicate: predicate), with: snapshot) {
+        case .nodes(let nodes):
+            for node in nodes {
+                guard let reference = referenceObject(for: node.objectID) else { continue }
+                rows.append((reference, try row(from: node, layout: layout, snapshot: snapshot)))
+            }
+        case .objectIDs(let ids):
+            for id in ids {
+                guard let reference = referenceObject(for: id), let row = try row(for: id, layout: layout, in: snapshot) else { continue }
+                rows.append((reference, row))
+            }
+        case .saved:
+            throw PersistenceError(.unknownStoreType, "\(Self.self) answered a fetch with a save's result")
+        }
+        return rows
+    }
+
+    /// Commits a save's changes; returns each saved object's new version.
+    func commit(_ changes: ChangeSet) throws -> [ManagedObjectID: Int64] {
+        let request = SaveChangesRequest(
+            insertedObjects: nodes(changes.inserted), updatedObjects: nodes(changes.updated), deletedObjects: changes.deleted)
+        guard case .saved(let versions) = try execute(.save(request), with: nil) else {
+            throw PersistenceError(.unknownStoreType, "\(Self.self) answered a save with a fetch's result")
+        }
+        return versions
+    }
+
+    /// Reference numbers for new objects, through ``obtainPermanentIDs(for:)``.
+    override func makeReferenceNumbers(for entity: EntityDescription, rootEntity: String, count: Int) throws -> [Int64] {
+        let temporary = (0..<count).map { _ in ManagedObjectID.temporary(in: .make(store: nil, entityName: entity.name)) }
+        return try obtainPermanentIDs(for: temporary).map { id in
+            guard let reference = referenceObject(for: id) else {
+                throw PersistenceError(.storeNotFound, objectIDs: [id], "\(Self.self) gave a permanent ID of another store")
+            }
+            return reference
+        }
+    }
+
+    private func nodes(_ rows: [ManagedObjectID: Row]) -> [IncrementalStoreNode] {
+        rows.compactMap { id, row in
+            managedObjectModel.layout(for: id.entityName).map { IncrementalStoreNode(objectID: id, row: row, layout: $0) }
+        }
+    }
+
+    private func row(from node: IncrementalStoreNode, layout: EntityLayout, snapshot: any IncrementalStoreSnapshot) throws -> Row {
+        var row = Row(emptyFor: layout)
+        row.version = node.version
+        for (slot, attribute) in layout.attributes.enumerated() where !attribute.isTransient {
+            row.attributes[slot] = node.attributeValues[attribute.name]
+        }
+        for (slot, relationship) in layout.relationships.enumerated() where !relationship.isTransient {
+            let targets = try node.relatedObjectIDs[relationship.name]
+                ?? (relationship.isToMany ? newValue(forRelationship: relationship, forObjectWith: node.objectID, with: snapshot) : [])
+            row.relationships[slot] = relationship.isToMany ? .toMany(OrderedSet(targets)) : .toOne(targets.first)
+        }
+        return row
+    }
+}

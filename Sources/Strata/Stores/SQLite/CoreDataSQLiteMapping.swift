@@ -1,0 +1,157 @@
+import Foundation
+
+/// Where each slot of each entity's rows lives in a Core Data SQLite store: the columns of its
+/// table, the foreign keys of its to-one relationships, and where its to-many relationships are
+/// found (the inverse's foreign key in the destination's table, or a join table). Built once
+/// per store from ``CoreDataSQLiteSchema``, so that reading and writing follow the same rules
+/// the schema was made by.
+package struct CoreDataSQLiteMapping: Sendable {
+    package struct AttributeColumn: Sendable {
+        package let slot: Int
+        package let column: String
+        package let attribute: AttributeDescription
+    }
+
+    package struct ToOneColumn: Sendable {
+        package let slot: Int
+        package let column: String
+        /// `Z<n>_REL`: the target's entity number, when the destination has subentities.
+        package let entityColumn: String?
+        /// `Z_FOK_REL`: this row's position in the target's ordered to-many (the inverse).
+        package let orderColumn: String?
+        package let destination: String
+    }
+
+    package enum ToMany: Sendable {
+        /// The inverse is a to-one: the destination's table holds the foreign key.
+        case inverseForeignKey(table: String, column: String, orderColumn: String?)
+        /// Both sides are to-many: a join table with this object's key in `ownColumn`; the
+        /// target's order in this object's set, if ordered, is in `orderColumn`.
+        case joinTable(table: String, ownColumn: String, otherColumn: String, orderColumn: String?, otherOrderColumn: String?,
+                       destinationTable: String)
+    }
+
+    package struct ToManySlot: Sendable {
+        package let slot: Int
+        package let storage: ToMany
+        package let destination: String
+    }
+
+    package struct Entity: Sendable {
+        package let layout: EntityLayout
+        package let number: Int
+        package let table: String
+        package let attributes: [AttributeColumn]
+        package let toOnes: [ToOneColumn]
+        package let toManys: [ToManySlot]
+
+        /// `Z_PK, Z_OPT`, then the attribute columns, then each to-one's key (and entity) column.
+        package var selectList: String {
+            (["Z_PK", "Z_OPT"] + attributes.map(\.column) + toOnes.flatMap { [$0.column] + ($0.entityColumn.map { [$0] } ?? []) })
+                .joined(separator: ", ")
+        }
+    }
+
+    package let schema: CoreDataSQLiteSchema
+    package let entities: [String: Entity]
+    package let entityNames: [Int: String]
+    /// Relationships Strata cannot store yet in Core Data's format: to-many without an inverse.
+    package let unsupported: [String]
+
+    package init(model: ManagedObjectModel) {
+        let schema = CoreDataSQLiteSchema(model: model)
+        self.schema = schema
+        var entities: [String: Entity] = [:]
+        var unsupported: [String] = []
+        let numbers = Dictionary(schema.entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let tables = Dictionary(schema.tables.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let byName = model.entitiesByName
+
+        /// The entity of `entity`'s lineage that declares `property`.
+        func declaring(_ property: String, from entity: String) -> String {
+            var current: String? = entity
+            while let name = current, let description = byName[name] {
+                if description.attributes.contains(where: { $0.name == property })
+                    || description.relationships.contains(where: { $0.name == property })
+                {
+                    return name
+                }
+                current = description.superentityName
+            }
+            return entity
+        }
+        func column(in table: String, where matches: (CoreDataSQLiteSchema.Column.Role) -> Bool) -> String? {
+            tables[table]?.columns.first { matches($0.role) }?.name
+        }
+
+        for layout in model.entities.compactMap({ model.layout(for: $0.name) }) {
+            guard let own = numbers[layout.name] else { continue }
+            var attributes: [AttributeColumn] = []
+            for (slot, attribute) in layout.attributes.enumerated() where !attribute.isTransient {
+                let owner = declaring(attribute.name, from: layout.name)
+                guard let name = column(in: own.table, where: { $0 == .attribute(entity: owner, name: attribute.name) }) else { continue }
+                attributes.append(AttributeColumn(slot: slot, column: name, attribute: attribute))
+            }
+            var toOnes: [ToOneColumn] = []
+            var toManys: [ToManySlot] = []
+            for (slot, relationship) in layout.relationships.enumerated() where !relationship.isTransient {
+                let owner = declaring(relationship.name, from: layout.name)
+                guard let destination = numbers[relationship.destinationEntityName] else { continue }
+                if !relationship.isToMany {
+                    guard let key = column(in: own.table, where: { $0 == .foreignKey(entity: owner, relationship: relationship.name) })
+                    else { continue }
+                    toOnes.append(
+                        ToOneColumn(
+                            slot: slot, column: key,
+                            entityColumn: column(in: own.table, where: { $0 == .foreignEntity(entity: owner, relationship: relationship.name) }),
+                            orderColumn: column(in: own.table, where: { $0 == .foreignOrder(entity: owner, relationship: relationship.name) }),
+                            destination: relationship.destinationEntityName))
+                    continue
+                }
+                guard let inverseName = relationship.inverseName,
+                    let inverse = byName[relationship.destinationEntityName]?.relationshipsByName[inverseName]
+                else {
+                    unsupported.append("\(layout.name).\(relationship.name)")
+                    continue
+                }
+                let inverseOwner = declaring(inverseName, from: relationship.destinationEntityName)
+                if !inverse.isToMany {
+                    guard let key = column(in: destination.table, where: { $0 == .foreignKey(entity: inverseOwner, relationship: inverseName) })
+                    else { continue }
+                    let order = relationship.isOrdered
+                        ? column(in: destination.table, where: { $0 == .foreignOrder(entity: inverseOwner, relationship: inverseName) }) : nil
+                    toManys.append(
+                        ToManySlot(
+                            slot: slot, storage: .inverseForeignKey(table: destination.table, column: key, orderColumn: order),
+                            destination: relationship.destinationEntityName))
+                    continue
+                }
+                let mine = "\(owner).\(relationship.name)"
+                guard let join = schema.joinTables.first(where: { $0.owner == mine || $0.inverse == mine }), join.columns.count >= 2 else {
+                    continue
+                }
+                // The owning side's key is in the first column, the inverse side's in the second
+                // (a relationship that is its own inverse owns its table); a position column is
+                // named after the column whose object it places.
+                let (ownColumn, otherColumn) = join.owner == mine ? (join.columns[0], join.columns[1]) : (join.columns[1], join.columns[0])
+                func position(of column: String) -> String? {
+                    join.columns.first { $0 == "Z_FOK_" + column.dropFirst(2) || (column == "REFLEXIVE" && $0 == "FOK_REFLEXIVE") }
+                }
+                toManys.append(
+                    ToManySlot(
+                        slot: slot,
+                        storage: .joinTable(
+                            table: join.name, ownColumn: ownColumn, otherColumn: otherColumn,
+                            orderColumn: relationship.isOrdered ? position(of: otherColumn) : nil,
+                            otherOrderColumn: inverse.isOrdered ? position(of: ownColumn) : nil,
+                            destinationTable: destination.table),
+                        destination: relationship.destinationEntityName))
+            }
+            entities[layout.name] = Entity(
+                layout: layout, number: own.number, table: own.table, attributes: attributes, toOnes: toOnes, toManys: toManys)
+        }
+        self.entities = entities
+        entityNames = Dictionary(schema.entities.map { ($0.number, $0.name) }, uniquingKeysWith: { a, _ in a })
+        self.unsupported = unsupported.sorted()
+    }
+}

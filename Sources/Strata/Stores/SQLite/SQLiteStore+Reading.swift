@@ -1,0 +1,168 @@
+import Foundation
+import OrderedCollections
+
+/// Reading rows: one object's row for a fault, an entity's rows for a fetch, each through the
+/// generation's pinned snapshot and by the column mapping the schema was made with.
+extension SQLiteStore {
+    /// Below this many rows a fetch reads each row's to-many targets with a query per row;
+    /// from it on, with one query per relationship over the whole destination table.
+    static let batchedToManyThreshold = 64
+
+    func readRow(for id: ManagedObjectID, layout: EntityLayout, in snapshot: any IncrementalStoreSnapshot) throws -> Row? {
+        guard let snapshot = snapshot as? SQLiteReadSnapshot, let entity = mapping.entities[layout.name],
+            let reference = referenceObject(for: id)
+        else { return nil }
+        return try sqlite {
+            try snapshot.read { connection in
+                var row: Row?
+                let select = try connection.statement("SELECT \(entity.selectList) FROM \(entity.table) WHERE Z_PK = ? AND Z_ENT = ?")
+                try select.forEachRow([.integer(reference), .integer(Int64(entity.number))]) { statement in
+                    row = try decode(statement, entity: entity).row
+                }
+                guard var row else { return nil }
+                for toMany in entity.toManys {
+                    row.relationships[toMany.slot] = .toMany(try targets(of: toMany, for: reference, connection: connection))
+                }
+                return row
+            }
+        }
+    }
+
+    func readRows(of layout: EntityLayout, in snapshot: any IncrementalStoreSnapshot) throws -> [(reference: Int64, row: Row)] {
+        guard let snapshot = snapshot as? SQLiteReadSnapshot, let entity = mapping.entities[layout.name] else { return [] }
+        return try sqlite {
+            try snapshot.read { connection in
+                var rows: [(reference: Int64, row: Row)] = []
+                let select = try connection.statement("SELECT \(entity.selectList) FROM \(entity.table) WHERE Z_ENT = ?")
+                try select.forEachRow([.integer(Int64(entity.number))]) { statement in
+                    rows.append(try decode(statement, entity: entity))
+                }
+                guard !entity.toManys.isEmpty, !rows.isEmpty else { return rows }
+                if rows.count < Self.batchedToManyThreshold {
+                    for index in rows.indices {
+                        for toMany in entity.toManys {
+                            rows[index].row.relationships[toMany.slot] = .toMany(
+                                try targets(of: toMany, for: rows[index].reference, connection: connection))
+                        }
+                    }
+                    return rows
+                }
+                let positions = Dictionary(rows.indices.map { (rows[$0].reference, $0) }, uniquingKeysWith: { a, _ in a })
+                for toMany in entity.toManys {
+                    var found: [Int64: [ManagedObjectID]] = [:]
+                    try forEachLink(of: toMany, connection: connection) { owner, target in
+                        if positions[owner] != nil { found[owner, default: []].append(target) }
+                    }
+                    for (owner, targets) in found {
+                        if let index = positions[owner] { rows[index].row.relationships[toMany.slot] = .toMany(OrderedSet(targets)) }
+                    }
+                }
+                return rows
+            }
+        }
+    }
+
+    func row(from node: IncrementalStoreNode) throws -> Row {
+        guard let layout = managedObjectModel.layout(for: node.objectID.entityName) else {
+            throw PersistenceError(.unknownEntity, objectIDs: [node.objectID], "the model has no entity named '\(node.objectID.entityName)'")
+        }
+        var row = Row(emptyFor: layout)
+        row.version = node.version
+        for (slot, attribute) in layout.attributes.enumerated() { row.attributes[slot] = node.attributeValues[attribute.name] }
+        for (slot, relationship) in layout.relationships.enumerated() {
+            let targets = node.relatedObjectIDs[relationship.name] ?? []
+            row.relationships[slot] = relationship.isToMany ? .toMany(OrderedSet(targets)) : .toOne(targets.first)
+        }
+        return row
+    }
+
+    // MARK: Decoding
+
+    /// The row a `SELECT` of ``CoreDataSQLiteMapping/Entity/selectList`` stands on, its to-many
+    /// relationships still empty.
+    private func decode(_ statement: SQLiteStatement, entity: CoreDataSQLiteMapping.Entity) throws -> (reference: Int64, row: Row) {
+        let reference = statement.int64(0)
+        var row = Row(emptyFor: entity.layout)
+        row.version = statement.int64(1)
+        var column: Int32 = 2
+        for attribute in entity.attributes {
+            do {
+                row.attributes[attribute.slot] = try CoreDataSQLiteValues.decode(
+                    statement.value(column), for: attribute.attribute, externalData: externalData)
+            } catch let failure as CoreDataSQLiteValues.Failure {
+                throw StoreError(.corruptFile, file: fileURL, "\(entity.layout.name) p\(reference): \(failure.description)")
+            }
+            column += 1
+        }
+        for toOne in entity.toOnes {
+            let key = statement.isNull(column) ? nil : statement.int64(column)
+            column += 1
+            var destination = toOne.destination
+            if toOne.entityColumn != nil {
+                if !statement.isNull(column), let name = mapping.entityNames[Int(statement.int64(column))] { destination = name }
+                column += 1
+            }
+            row.relationships[toOne.slot] = .toOne(key.map { objectID(entity: destination, reference: $0) })
+        }
+        return (reference, row)
+    }
+
+    /// The targets of one object's to-many relationship, in order when it is ordered.
+    private func targets(
+        of toMany: CoreDataSQLiteMapping.ToManySlot, for reference: Int64, connection: SQLiteConnection
+    ) throws -> OrderedSet<ManagedObjectID> {
+        var targets = OrderedSet<ManagedObjectID>()
+        let sql: String
+        switch toMany.storage {
+        case .inverseForeignKey(let table, let column, let order):
+            sql = "SELECT Z_PK, Z_ENT FROM \(table) WHERE \(column) = ?" + (order.map { " ORDER BY \($0), Z_PK" } ?? "")
+        case .joinTable(let table, let own, let other, let order, _, let destinationTable):
+            sql = "SELECT t.Z_PK, t.Z_ENT FROM \(table) j JOIN \(destinationTable) t ON t.Z_PK = j.\(other) WHERE j.\(own) = ?"
+                + (order.map { " ORDER BY j.\($0), t.Z_PK" } ?? "")
+        }
+        try connection.statement(sql).forEachRow([.integer(reference)]) { statement in
+            targets.append(target(statement, keyColumn: 0, toMany: toMany))
+        }
+        return targets
+    }
+
+    /// Every (owner, target) link of a to-many relationship in the store, owners together and
+    /// each owner's targets in order.
+    private func forEachLink(
+        of toMany: CoreDataSQLiteMapping.ToManySlot, connection: SQLiteConnection, _ body: (Int64, ManagedObjectID) -> Void
+    ) throws {
+        let sql: String
+        switch toMany.storage {
+        case .inverseForeignKey(let table, let column, let order):
+            sql = "SELECT \(column), Z_PK, Z_ENT FROM \(table) WHERE \(column) IS NOT NULL ORDER BY \(column)" + (order.map { ", \($0)" } ?? "") + ", Z_PK"
+        case .joinTable(let table, let own, let other, let order, _, let destinationTable):
+            sql = "SELECT j.\(own), t.Z_PK, t.Z_ENT FROM \(table) j JOIN \(destinationTable) t ON t.Z_PK = j.\(other) ORDER BY j.\(own)"
+                + (order.map { ", j.\($0)" } ?? "") + ", t.Z_PK"
+        }
+        try connection.statement(sql).forEachRow { statement in
+            body(statement.int64(0), target(statement, keyColumn: 1, toMany: toMany))
+        }
+    }
+
+    /// The object whose `Z_PK` is at `keyColumn` and `Z_ENT` right after it.
+    private func target(_ statement: SQLiteStatement, keyColumn: Int32, toMany: CoreDataSQLiteMapping.ToManySlot) -> ManagedObjectID {
+        let name = mapping.entityNames[Int(statement.int64(keyColumn + 1))] ?? toMany.destination
+        return objectID(entity: name, reference: statement.int64(keyColumn))
+    }
+
+    func objectID(entity: String, reference: Int64) -> ManagedObjectID {
+        ManagedObjectID(space: ObjectIDSpace.make(store: identifier, entityName: entity), number: reference)
+    }
+
+    /// An externally stored value: `.<store name>_SUPPORT/_EXTERNAL_DATA/<UUID>` beside the store.
+    func externalData(_ name: String) throws -> Data {
+        let storeName = fileURL.deletingPathExtension().lastPathComponent
+        let file = fileURL.deletingLastPathComponent()
+            .appendingPathComponent(".\(storeName)_SUPPORT/_EXTERNAL_DATA/\(name)")
+        do {
+            return try Data(contentsOf: file)
+        } catch {
+            throw CoreDataSQLiteValues.Failure(description: "the externally stored value \(file.path) cannot be read: \(error.localizedDescription)")
+        }
+    }
+}

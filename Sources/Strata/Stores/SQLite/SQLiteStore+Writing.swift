@@ -1,0 +1,176 @@
+import Foundation
+
+/// Writing a save: one write transaction, optimistic locking in each statement, uniqueness
+/// constraints checked against the rows the transaction sees, and the relationships that live
+/// outside a row's own columns (join tables, positions in ordered to-many relationships).
+extension SQLiteStore {
+    /// Core Data's ordering keys: spaced by 1024, the first 2048 (schema page §8).
+    static func orderKey(_ position: Int) -> Int64 { Int64(2048 + 1024 * position) }
+
+    func writeChanges(_ changes: ChangeSet) throws -> [ManagedObjectID: Int64] {
+        guard let writer else {
+            throw PersistenceError(
+                .storeNotFound, objectIDs: Array(changes.updated.keys) + Array(changes.inserted.keys), "the store \(identifier) is read-only")
+        }
+        return try sqlite { try writer.writeTransaction { try write(changes, connection: writer) } }
+    }
+
+    private func write(_ changes: ChangeSet, connection: SQLiteConnection) throws -> [ManagedObjectID: Int64] {
+        var versions: [ManagedObjectID: Int64] = [:]
+        var conflicts: [ManagedObjectID] = []
+        var constraintConflicts: [ConstraintConflict] = []
+
+        // Deletes first: a value a deleted object held under a uniqueness constraint is free for
+        // an object this save inserts.
+        for (id, version) in changes.deleted {
+            let (entity, reference) = try place(of: id)
+            try connection.statement("DELETE FROM \(entity.table) WHERE Z_PK = ? AND Z_OPT = ?").run([.integer(reference), .integer(version)])
+            if connection.changes == 0 { conflicts.append(id) }
+            for toMany in entity.toManys {
+                guard case .joinTable(let table, let own, _, _, _, _) = toMany.storage else { continue }
+                try connection.statement("DELETE FROM \(table) WHERE \(own) = ?").run([.integer(reference)])
+            }
+        }
+        for (id, row) in changes.updated {
+            let (entity, reference) = try place(of: id)
+            if let conflict = try uniquenessConflict(of: id, row: row, entity: entity, reference: reference, connection: connection) {
+                constraintConflicts.append(conflict)
+                continue
+            }
+            let assignments = (["Z_OPT"] + columns(of: entity)).map { "\($0) = ?" }.joined(separator: ", ")
+            let statement = try connection.statement("UPDATE \(entity.table) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?")
+            try statement.run([.integer(row.version + 1)] + values(of: row, entity: entity) + [.integer(reference), .integer(row.version)])
+            if connection.changes == 0 { conflicts.append(id) }
+            versions[id] = row.version + 1
+        }
+        // Inserts in reference order: of two new objects that clash, the later-numbered one is
+        // the one reported, as on the other stores.
+        for (id, row) in changes.inserted.sorted(by: { ($0.key.referenceNumber ?? 0) < ($1.key.referenceNumber ?? 0) }) {
+            let (entity, reference) = try place(of: id)
+            if let conflict = try uniquenessConflict(of: id, row: row, entity: entity, reference: reference, connection: connection) {
+                constraintConflicts.append(conflict)
+                continue
+            }
+            // An object written back after another save deleted it goes on above the version its
+            // context read, so that a context holding an older one meets a conflict.
+            let version = row.version > 0 ? row.version + 1 : 1
+            let names = ["Z_PK", "Z_ENT", "Z_OPT"] + columns(of: entity)
+            let statement = try connection.statement(
+                "INSERT INTO \(entity.table) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))")
+            do {
+                try statement.run([.integer(reference), .integer(Int64(entity.number)), .integer(version)] + values(of: row, entity: entity))
+            } catch let error as SQLiteError where error.extendedCode == 1555 {
+                conflicts.append(id)  // SQLITE_CONSTRAINT_PRIMARYKEY: another save stored the object first
+                continue
+            }
+            versions[id] = version
+        }
+        guard conflicts.isEmpty else {
+            conflicts.sort { $0.description < $1.description }
+            throw PersistenceError(
+                .conflict, objectIDs: conflicts,
+                "\(conflicts.count) object(s) changed in the store since this context read them: "
+                    + conflicts.map(\.description).joined(separator: ", ")
+                    + ". Nothing was saved; refresh the objects (mergeChanges: true keeps your changes) and save again")
+        }
+        guard constraintConflicts.isEmpty else {
+            throw PersistenceError(
+                .constraintConflict, objectIDs: constraintConflicts.flatMap(\.conflictingObjectIDs),
+                "\(constraintConflicts.count) uniqueness constraint(s) broken: " + constraintConflicts.map(\.description).joined(separator: "; "),
+                constraintConflicts: constraintConflicts)
+        }
+        for (id, row) in changes.inserted.merging(changes.updated, uniquingKeysWith: { a, _ in a }) {
+            let (entity, reference) = try place(of: id)
+            try writeToManys(of: row, entity: entity, reference: reference, connection: connection)
+        }
+        try writeMetadataIfChanged()
+        return versions
+    }
+
+    /// The table mapping and primary key of a saved object.
+    private func place(of id: ManagedObjectID) throws -> (CoreDataSQLiteMapping.Entity, Int64) {
+        guard let entity = mapping.entities[id.entityName], let reference = referenceObject(for: id) else {
+            throw PersistenceError(.storeNotFound, objectIDs: [id], "\(id) is not an object of the store \(identifier)")
+        }
+        return (entity, reference)
+    }
+
+    /// The row's own columns, after `Z_PK, Z_ENT, Z_OPT`: attributes, then each to-one's key
+    /// (and entity) column.
+    private func columns(of entity: CoreDataSQLiteMapping.Entity) -> [String] {
+        entity.attributes.map(\.column) + entity.toOnes.flatMap { [$0.column] + ($0.entityColumn.map { [$0] } ?? []) }
+    }
+
+    private func values(of row: Row, entity: CoreDataSQLiteMapping.Entity) -> [SQLiteValue] {
+        var values: [SQLiteValue] = []
+        values.reserveCapacity(entity.attributes.count + entity.toOnes.count * 2)
+        for attribute in entity.attributes {
+            values.append(CoreDataSQLiteValues.encode(row.attributes[attribute.slot], for: attribute.attribute))
+        }
+        for toOne in entity.toOnes {
+            let target = row.relationships[toOne.slot].objectIDs.first
+            values.append(target?.referenceNumber.map(SQLiteValue.integer) ?? .null)
+            if toOne.entityColumn != nil {
+                values.append(target.flatMap { mapping.entities[$0.entityName] }.map { .integer(Int64($0.number)) } ?? .null)
+            }
+        }
+        return values
+    }
+
+    /// Another stored object with this object's values for one of its uniqueness constraints, if
+    /// any. Objects without a value for every constrained attribute never clash.
+    private func uniquenessConflict(
+        of id: ManagedObjectID, row: Row, entity: CoreDataSQLiteMapping.Entity, reference: Int64, connection: SQLiteConnection
+    ) throws -> ConstraintConflict? {
+        for constraint in entity.layout.uniquenessConstraints {
+            let columns = constraint.slots.compactMap { slot in entity.attributes.first { $0.slot == slot } }
+            guard columns.count == constraint.slots.count, constraint.slots.allSatisfy({ row.attributes[$0] != nil }) else { continue }
+            let test = columns.map { "\($0.column) = ?" }.joined(separator: " AND ")
+            let values = columns.map { CoreDataSQLiteValues.encode(row.attributes[$0.slot], for: $0.attribute) }
+            var other: ManagedObjectID?
+            try connection.statement("SELECT Z_PK, Z_ENT FROM \(entity.table) WHERE \(test) AND Z_PK != ? LIMIT 1")
+                .forEachRow(values + [.integer(reference)]) { statement in
+                    let name = mapping.entityNames[Int(statement.int64(1))] ?? entity.layout.name
+                    other = objectID(entity: name, reference: statement.int64(0))
+                }
+            if let other { return ConstraintConflict(constraint: constraint.names, conflictingObjectIDs: [id], storeObjectID: other) }
+        }
+        return nil
+    }
+
+    /// Join-table links and ordering keys of a saved object's to-many relationships: the
+    /// links it no longer has go, the ones it has are written with their positions.
+    private func writeToManys(of row: Row, entity: CoreDataSQLiteMapping.Entity, reference: Int64, connection: SQLiteConnection) throws {
+        for toMany in entity.toManys {
+            let targets = row.relationships[toMany.slot].objectIDs
+            switch toMany.storage {
+            case .inverseForeignKey(let table, _, let order):
+                guard let order else { continue }  // the targets' own rows hold the key
+                let statement = try connection.statement("UPDATE \(table) SET \(order) = ? WHERE Z_PK = ?")
+                for (position, target) in targets.enumerated() {
+                    guard let key = target.referenceNumber else { continue }
+                    try statement.run([.integer(Self.orderKey(position)), .integer(key)])
+                }
+            case .joinTable(let table, let own, let other, let order, _, _):
+                var stale: Set<Int64> = []
+                try connection.statement("SELECT \(other) FROM \(table) WHERE \(own) = ?").forEachRow([.integer(reference)]) {
+                    _ = stale.insert($0.int64(0))
+                }
+                let keys = targets.compactMap(\.referenceNumber)
+                stale.subtract(keys)
+                let remove = try connection.statement("DELETE FROM \(table) WHERE \(own) = ? AND \(other) = ?")
+                for key in stale { try remove.run([.integer(reference), .integer(key)]) }
+                if let order {
+                    let upsert = try connection.statement(
+                        "INSERT INTO \(table) (\(own), \(other), \(order)) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET \(order) = excluded.\(order)")
+                    for (position, key) in keys.enumerated() {
+                        try upsert.run([.integer(reference), .integer(key), .integer(Self.orderKey(position))])
+                    }
+                } else {
+                    let insert = try connection.statement("INSERT OR IGNORE INTO \(table) (\(own), \(other)) VALUES (?, ?)")
+                    for key in keys { try insert.run([.integer(reference), .integer(key)]) }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,314 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// Core Data's SQLite store, in Core Data's own file format (store type ``StoreType/sqlite``): a
+/// program on Linux opens the `.sqlite` file an iOS or macOS app wrote, and the app opens what
+/// Strata writes.
+///
+/// The file has exactly the tables, columns, indexes and metadata Core Data's store has
+/// (`docs/SQLiteStore.md`); an object's URI is `x-coredata://<store UUID>/<Entity>/p<Z_PK>`, as
+/// Core Data gives it. The coordinator never holds the store's rows: each generation reads
+/// through a SQLite read transaction pinned when it began (WAL mode lets writers go on), and
+/// faults and fetches read rows as they are asked for. A save is one write transaction with
+/// optimistic locking in its statements (`Z_OPT`): a row another save changed meanwhile makes
+/// it fail with a conflict, as on every store. Another process may write the same file; its
+/// commits show in the next generation.
+///
+/// A context that keeps one generation for a long time keeps its read transaction: writers are
+/// not blocked, but SQLite cannot reuse the write-ahead log's space until it ends.
+public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
+    // Sendable by proof: `writer` and `state` are touched only on the coordinator's serial
+    // queue (the add, save and ID calls of the IncrementalStore contract); reads from contexts'
+    // threads go through a snapshot (its own lock) and `watcher` (a Mutex); `mapping`,
+    // `pool` and `support` are immutable or Sendable.
+
+    /// The connection saves write through; `nil` for a store added read-only.
+    let writer: SQLiteConnection?
+    let pool: SQLiteConnectionPool
+    /// A connection that reads `PRAGMA data_version`, and the value it had when the last
+    /// snapshot began: when it moves, another connection has committed since.
+    private let watcher: Mutex<(connection: SQLiteConnection, seen: Int64)>
+    let mapping: CoreDataSQLiteMapping
+    let fileURL: URL
+    let logger = Logger(label: "strata.sqlite-store")
+
+    struct State {
+        /// The file had no tables when the store was added: `didAdd()` creates them.
+        var isNew = false
+        /// The metadata as last read from or written to `Z_METADATA`.
+        var stored: [String: MetadataValue] = [:]
+    }
+    var state = State()
+
+    /// How long a statement waits for another connection's lock (Core Data's
+    /// `NSPersistentStoreTimeoutOption`, in seconds): ``PersistentStoreOption/timeout``.
+    static let defaultTimeout: Duration = .seconds(10)
+
+    public required init(
+        coordinator: PersistentStoreCoordinator, configurationName: String?, url: URL?, options: [String: any Sendable]
+    ) throws {
+        guard let url else { throw PersistenceError(.storeNotFound, "a SQLite store needs a file URL") }
+        fileURL = url
+        let timeout = (options[PersistentStoreOption.timeout] as? Double).map { Duration.milliseconds(Int64($0 * 1000)) } ?? Self.defaultTimeout
+        let readOnly = (options[PersistentStoreOption.readOnly] as? Bool) ?? false
+        mapping = CoreDataSQLiteMapping(model: coordinator.managedObjectModel)
+        pool = SQLiteConnectionPool(url: url, busyTimeout: timeout)
+        do {
+            if readOnly, !FileManager.default.fileExists(atPath: url.path) {
+                throw StoreError(.unreadable, file: url, "there is no store to open read-only")
+            }
+            writer = readOnly ? nil : try SQLiteConnection(url: url, readOnly: false, create: true, busyTimeout: timeout)
+            watcher = Mutex((try SQLiteConnection(url: url, readOnly: true, create: false, busyTimeout: timeout), 0))
+        } catch let error as SQLiteError {
+            throw error.storeError(file: url)
+        }
+        try super.init(coordinator: coordinator, configurationName: configurationName, url: url, options: options)
+        if !mapping.unsupported.isEmpty {
+            throw StoreError(
+                .unsupportedModel, file: url,
+                "the SQLite store cannot store to-many relationships without an inverse yet (Core Data's hidden column for them "
+                    + "is not documented): \(mapping.unsupported.joined(separator: ", ")). Give them an inverse, or use the binary store")
+        }
+    }
+
+    // MARK: Metadata
+
+    /// Reads `Z_METADATA`; a file with no tables is a new store, keeping the UUID it was given.
+    ///
+    /// - Throws: ``StoreError``: `.notAStore` for a file that is not SQLite, or SQLite without
+    ///   Core Data's tables; `.corruptFile` for metadata that cannot be read.
+    public override func loadMetadata() throws {
+        let metadata = try sqlite { try Self.readMetadata(from: writer ?? pool.take(), file: fileURL) }
+        guard let metadata else {
+            state.isNew = true
+            return
+        }
+        replaceMetadata(metadata)
+        state.stored = self.metadata
+    }
+
+    public override class func metadataForPersistentStore(at url: URL) throws -> [String: MetadataValue] {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw StoreError(.unreadable, file: url, "there is no store at this path")
+        }
+        do {
+            let connection = try SQLiteConnection(url: url, readOnly: true, create: false, busyTimeout: defaultTimeout)
+            guard let metadata = try readMetadata(from: connection, file: url) else {
+                throw StoreError(.notAStore, file: url, "the SQLite database is empty: it is not a Core Data store yet")
+            }
+            return metadata
+        } catch let error as SQLiteError {
+            throw error.storeError(file: url)
+        }
+    }
+
+    public override class func setMetadata(_ metadata: [String: MetadataValue], forPersistentStoreAt url: URL) throws {
+        var merged = metadata
+        let current = try metadataForPersistentStore(at: url)
+        merged[storeUUIDKey] = current[storeUUIDKey]
+        do {
+            let connection = try SQLiteConnection(url: url, readOnly: false, create: false, busyTimeout: defaultTimeout)
+            try connection.writeTransaction { try writeMetadata(merged, to: connection, file: url) }
+        } catch let error as SQLiteError {
+            throw error.storeError(file: url)
+        }
+    }
+
+    /// The store's metadata, or `nil` for a database with no tables at all (a new store).
+    static func readMetadata(from connection: SQLiteConnection, file: URL) throws -> [String: MetadataValue]? {
+        guard case .integer(let tables)? = try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'") else {
+            return nil
+        }
+        if tables == 0 { return nil }
+        let coreDataTables = try connection.scalar(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('Z_METADATA', 'Z_PRIMARYKEY')")
+        guard coreDataTables == .integer(2) else {
+            throw StoreError(
+                .notAStore, file: file,
+                "the file is a SQLite database, but not a Core Data store (it has no Z_METADATA and Z_PRIMARYKEY tables)")
+        }
+        var row: (uuid: SQLiteValue, plist: SQLiteValue)?
+        try connection.statement("SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1").forEachRow { statement in
+            row = (statement.value(0), statement.value(1))
+        }
+        guard let row, case .text(let uuid) = row.uuid, case .blob(let plist) = row.plist else {
+            throw StoreError(.corruptFile, file: file, "the store's Z_METADATA row is missing or not a UUID and a property list")
+        }
+        do {
+            return try CoreDataSQLiteMetadata.metadata(uuid: uuid, plist: plist)
+        } catch let failure as CoreDataSQLiteMetadata.Failure {
+            throw StoreError(.corruptFile, file: file, failure.description)
+        }
+    }
+
+    static func writeMetadata(_ metadata: [String: MetadataValue], to connection: SQLiteConnection, file: URL) throws {
+        let row: (uuid: String, plist: Data)
+        do {
+            row = try CoreDataSQLiteMetadata.row(from: metadata)
+        } catch let failure as CoreDataSQLiteMetadata.Failure {
+            throw StoreError(.writeFailed, file: file, failure.description)
+        }
+        try connection.statement("INSERT OR REPLACE INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)")
+            .run([.text(row.uuid), .blob(row.plist)])
+    }
+
+    /// Creates a new store's tables, or writes metadata the coordinator brought up to date.
+    override func didAdd() throws {
+        guard let writer else { return }
+        try sqlite {
+            if state.isNew {
+                // Core Data's settings: incremental auto-vacuum (set before the first table) and WAL.
+                try writer.execute("PRAGMA auto_vacuum = 2")
+                try writer.execute("PRAGMA journal_mode = WAL")
+                metadata[CoreDataSQLiteSchema.autoVacuumKey] = .string("2")
+                try writer.writeTransaction {
+                    for statement in mapping.schema.createStatements { try writer.execute(statement) }
+                    let insert = try writer.statement("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)")
+                    for entity in mapping.schema.entities {
+                        try insert.run([.integer(Int64(entity.number)), .text(entity.name), .integer(Int64(entity.superNumber))])
+                    }
+                    try Self.writeMetadata(metadata, to: writer, file: fileURL)
+                }
+                state.isNew = false
+                state.stored = metadata
+            } else {
+                try writer.execute("PRAGMA journal_mode = WAL")
+                try writeMetadataIfChanged()
+            }
+        }
+    }
+
+    /// Writes the metadata when it differs from what the file has; inside a save's transaction
+    /// or on its own.
+    func writeMetadataIfChanged() throws {
+        guard let writer, metadata != state.stored else { return }
+        let metadata = self.metadata
+        if writer.isAutocommit {
+            try writer.writeTransaction { try Self.writeMetadata(metadata, to: writer, file: fileURL) }
+        } else {
+            try Self.writeMetadata(metadata, to: writer, file: fileURL)
+        }
+        state.stored = metadata
+    }
+
+    override func didRemove() {
+        pool.drain()
+    }
+
+    // MARK: Snapshots
+
+    public override func newSnapshot() throws -> any IncrementalStoreSnapshot {
+        try sqlite {
+            // The version is read before the snapshot begins: a commit between the two shows
+            // in the snapshot and moves the version again, so it is never missed.
+            try watcher.withLock { $0.seen = try $0.connection.dataVersion() }
+            return try SQLiteReadSnapshot(pool: pool)
+        }
+    }
+
+    override var hasOutsideChanges: Bool {
+        (try? watcher.withLock { try $0.connection.dataVersion() != $0.seen }) ?? false
+    }
+
+    // MARK: Permanent IDs
+
+    /// Reference numbers from `Z_PRIMARYKEY`'s `Z_MAX` of the hierarchy's root, in a transaction
+    /// of their own: numbers are never handed out twice, even when the save then fails.
+    override func makeReferenceNumbers(for entity: EntityDescription, rootEntity: String, count: Int) throws -> [Int64] {
+        guard let writer else {
+            throw PersistenceError(.storeNotFound, "the store \(identifier) is read-only")
+        }
+        guard let root = mapping.entities[rootEntity] else {
+            throw PersistenceError(.unknownEntity, "the store has no table for the entity '\(rootEntity)'")
+        }
+        let last: Int64 = try sqlite {
+            try writer.writeTransaction {
+                try writer.statement("UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ?").run([.integer(Int64(count)), .integer(Int64(root.number))])
+                guard case .integer(let max)? = try writer.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(Int64(root.number))]) else {
+                    throw StoreError(.corruptFile, file: fileURL, "Z_PRIMARYKEY has no row for the entity '\(rootEntity)'")
+                }
+                return max
+            }
+        }
+        return Array((last - Int64(count) + 1)...last)
+    }
+
+    public override func obtainPermanentIDs(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID] {
+        var result: [ManagedObjectID] = []
+        for id in objectIDs {
+            guard let layout = managedObjectModel.layout(for: id.entityName) else {
+                throw PersistenceError(.unknownEntity, objectIDs: [id], "the model has no entity named '\(id.entityName)'")
+            }
+            let reference = try makeReferenceNumbers(for: layout.entity, rootEntity: layout.rootEntityName, count: 1)[0]
+            result.append(newObjectID(for: layout.entity, referenceObject: reference))
+        }
+        return result
+    }
+
+    // MARK: Reading and writing rows (SQLiteStore+Reading.swift, SQLiteStore+Writing.swift)
+
+    override func row(for id: ManagedObjectID, layout: EntityLayout, in snapshot: any IncrementalStoreSnapshot) throws -> Row? {
+        try readRow(for: id, layout: layout, in: snapshot)
+    }
+
+    /// Every row of the entity: the predicate is evaluated by the fetching context for now
+    /// (compiling it to SQL comes next).
+    override func rows(
+        of layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot
+    ) throws -> [(reference: Int64, row: Row)] {
+        try readRows(of: layout, in: snapshot)
+    }
+
+    override func commit(_ changes: ChangeSet) throws -> [ManagedObjectID: Int64] {
+        try writeChanges(changes)
+    }
+
+    // MARK: The contract's own reads, for callers of the public API
+
+    public override func newValuesForObject(
+        with objectID: ManagedObjectID, with snapshot: any IncrementalStoreSnapshot
+    ) throws -> IncrementalStoreNode? {
+        guard let layout = managedObjectModel.layout(for: objectID.entityName),
+            let row = try readRow(for: objectID, layout: layout, in: snapshot)
+        else { return nil }
+        return IncrementalStoreNode(objectID: objectID, row: row, layout: layout)
+    }
+
+    public override func newValue(
+        forRelationship relationship: RelationshipDescription, forObjectWith objectID: ManagedObjectID,
+        with snapshot: any IncrementalStoreSnapshot
+    ) throws -> [ManagedObjectID] {
+        guard let layout = managedObjectModel.layout(for: objectID.entityName), case .relationship(let slot)? = layout.slots[relationship.name],
+            let row = try readRow(for: objectID, layout: layout, in: snapshot)
+        else { return [] }
+        return row.relationships[slot].objectIDs
+    }
+
+    public override func execute(_ request: IncrementalStoreRequest, with snapshot: (any IncrementalStoreSnapshot)?) throws -> IncrementalStoreResult {
+        switch request {
+        case .fetch(let entity, _):
+            guard let snapshot, let layout = managedObjectModel.layout(for: entity.name) else { return .nodes([]) }
+            return .nodes(try readRows(of: layout, in: snapshot).map { reference, row in
+                IncrementalStoreNode(objectID: newObjectID(for: entity, referenceObject: reference), row: row, layout: layout)
+            })
+        case .save(let request):
+            var changes = ChangeSet()
+            for node in request.insertedObjects { changes.inserted[node.objectID] = try row(from: node) }
+            for node in request.updatedObjects { changes.updated[node.objectID] = try row(from: node) }
+            changes.deleted = request.deletedObjects
+            return .saved(versions: try commit(changes))
+        }
+    }
+
+    // MARK: Errors
+
+    /// Runs `body`, turning SQLite's errors into ``StoreError``s that name the file.
+    func sqlite<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SQLiteError {
+            throw error.storeError(file: fileURL)
+        }
+    }
+}
