@@ -9,6 +9,9 @@ stores Core Data wrote (the SQLite store will read them itself; until then this 
   read-coredata-store.py readplist FILE      a metadata property list, as JSON (bytes in hex)
   read-coredata-store.py schema STORE        sqlite_master's CREATE statements and Z_PRIMARYKEY's
                                              entity rows, as JSON
+  read-coredata-store.py rows STORE          every row of every entity and join table, as JSON:
+                                             table → rows of column → value (REAL as
+                                             {"real": x}, BLOB as {"blob": hex})
   read-coredata-store.py model STORE OUT     the model cached in Z_MODELCACHE (raw DEFLATE of a
                                              keyed archive), written as an .xcdatamodel `contents`
                                              file the way Xcode would write that model
@@ -49,6 +52,23 @@ if sys.argv[1] == "readplist":
     print(json.dumps({key: (value.hex() if isinstance(value, bytes) else
                             {k: v.hex() for k, v in value.items()} if isinstance(value, dict) else value)
                       for key, value in metadata.items()}))
+    sys.exit(0)
+
+if sys.argv[1] == "rows":
+    db = sqlite3.connect(sys.argv[2])
+    def value(v):
+        if isinstance(v, bytes): return {"blob": v.hex()}
+        if isinstance(v, float): return {"real": v}
+        return v
+    bookkeeping = {"Z_METADATA", "Z_MODELCACHE", "Z_PRIMARYKEY"}
+    tables = [n for (n,) in db.execute("select name from sqlite_master where type = 'table'")
+              if n.startswith("Z") and n not in bookkeeping]
+    result = {}
+    for table in tables:
+        cursor = db.execute(f"select * from {table}")
+        names = [d[0] for d in cursor.description]
+        result[table] = [{n: value(v) for n, v in zip(names, row)} for row in cursor]
+    print(json.dumps(result))
     sys.exit(0)
 
 if sys.argv[1] == "cache":

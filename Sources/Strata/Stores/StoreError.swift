@@ -10,7 +10,7 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case unreadable, notAStore, newerFormat, corruptFile, truncated, storeInUse, unknownEntity
-            case danglingReference, writeFailed, unsupportedModel
+            case danglingReference, writeFailed, unsupportedModel, noModel
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -35,6 +35,8 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let writeFailed = Code(.writeFailed)
         /// The model uses something this store type cannot store (the message says what).
         public static let unsupportedModel = Code(.unsupportedModel)
+        /// The store carries no model Strata can read: open it with the model that wrote it.
+        public static let noModel = Code(.noModel)
 
         public var description: String { base.rawValue }
     }

@@ -84,8 +84,39 @@ enum CoreDataStoreReader {
         return try Data(contentsOf: out)
     }
 
+    /// A raw value of a store's column, as Python's sqlite3 reads it.
+    enum RawValue: Decodable, Equatable {
+        case null, integer(Int64), real(Double), text(String), blob(Data)
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if container.decodeNil() { self = .null; return }
+            if let number = try? container.decode(Int64.self) { self = .integer(number); return }
+            if let text = try? container.decode(String.self) { self = .text(text); return }
+            let tagged = try container.decode([String: AnyScalar].self)
+            if case .double(let number)? = tagged["real"] { self = .real(number); return }
+            if case .string(let hex)? = tagged["blob"] { self = .blob(Data(hexString: hex)); return }
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a raw SQLite value")
+        }
+    }
+
+    enum AnyScalar: Decodable {
+        case double(Double), string(String)
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let number = try? container.decode(Double.self) { self = .double(number) } else { self = .string(try container.decode(String.self)) }
+        }
+    }
+
+    /// Every row of every entity and join table: table → rows of column → value.
+    static func rows(ofStoreAt store: URL) throws -> [String: [[String: RawValue]]] {
+        let copy = try copied(store)
+        defer { try? FileManager.default.removeItem(at: copy.deletingLastPathComponent()) }
+        return try JSONDecoder().decode([String: [[String: RawValue]]].self, from: run([script.path, "rows", copy.path]))
+    }
+
     /// A copy of the store with its `-wal` and `-shm` files, in a new temporary directory.
-    private static func copied(_ store: URL) throws -> URL {
+    static func copied(_ store: URL) throws -> URL {
         let directory = try Fixtures.temporaryDirectory()
         for suffix in ["", "-wal", "-shm"] {
             let source = URL(fileURLWithPath: store.path + suffix)
@@ -105,5 +136,16 @@ enum CoreDataStoreReader {
             throw Failure(description: "python3 \(arguments.joined(separator: " ")): " + String(decoding: result.errors, as: UTF8.self))
         }
         return result.output
+    }
+}
+
+extension Data {
+    /// Bytes from pairs of hex digits.
+    init(hexString: String) {
+        var bytes: [UInt8] = []
+        var iterator = hexString.utf8.makeIterator()
+        func digit(_ c: UInt8) -> UInt8 { c <= 57 ? c - 48 : (c | 0x20) - 87 }
+        while let high = iterator.next(), let low = iterator.next() { bytes.append(digit(high) << 4 | digit(low)) }
+        self.init(bytes)
     }
 }

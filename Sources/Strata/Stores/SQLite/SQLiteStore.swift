@@ -115,6 +115,31 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         }
     }
 
+    /// The model Core Data cached in the store at `url` (its `Z_MODELCACHE`): what lets a program
+    /// open a store without being handed its model, also when the app no longer has the
+    /// version that wrote it.
+    ///
+    /// - Throws: ``StoreError`` when the file is not a Core Data store or has no model cache (stores
+    ///   from Core Data before about iOS 7 have none: give the model then);
+    ///   ``ModelFileError`` with code `.malformedModelCache` when the cache cannot be read.
+    public static func cachedModel(ofStoreAt url: URL) throws -> ManagedObjectModel {
+        _ = try metadataForPersistentStore(at: url)
+        let content: SQLiteValue?
+        do {
+            let connection = try SQLiteConnection(url: url, readOnly: true, create: false, busyTimeout: defaultTimeout)
+            let hasTable = try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'Z_MODELCACHE'")
+            content = hasTable == .integer(1) ? try connection.scalar("SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1") : nil
+        } catch let error as SQLiteError {
+            throw error.storeError(file: url)
+        }
+        guard case .blob(let data)? = content, !data.isEmpty else {
+            throw StoreError(
+                .noModel, file: url,
+                "the store carries no model (Z_MODELCACHE is empty or missing): open it with the model that wrote it")
+        }
+        return try CoreDataModelCache.model(fromDeflated: data)
+    }
+
     /// The store's metadata, or `nil` for a database with no tables at all (a new store).
     static func readMetadata(from connection: SQLiteConnection, file: URL) throws -> [String: MetadataValue]? {
         guard case .integer(let tables)? = try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'") else {
