@@ -7,7 +7,7 @@ extension ObjectGraph {
         if parent != nil {
             unpinGeneration()
         } else {
-            generation = coordinator.currentGeneration
+            generation = coordinator.latestGeneration()
         }
     }
 

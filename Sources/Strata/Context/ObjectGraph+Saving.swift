@@ -135,7 +135,7 @@ extension ObjectGraph {
     /// link is then put in step. Returns false when a clash cannot be resolved that way (an
     /// update clashed), so the save fails.
     private func resolveConstraintConflicts(_ conflicts: [ConstraintConflict]) throws -> Bool {
-        let latest = coordinator.currentGeneration
+        let latest = coordinator.latestGeneration()
         generation = latest
         rebasedSinceSave = true
         let keepMine = mergePolicy == .mergeByPropertyObjectTrump || mergePolicy == .overwrite
@@ -215,7 +215,7 @@ extension ObjectGraph {
 
     /// The conflict error with every object's versions and values.
     private func conflictError(_ error: PersistenceError) -> PersistenceError {
-        let latest = coordinator.currentGeneration
+        let latest = coordinator.latestGeneration()
         var described = error
         described.conflicts = error.objectIDs.compactMap { id in
             guard let object = registered[id] else { return nil }
@@ -233,7 +233,7 @@ extension ObjectGraph {
 
     /// Rebases conflicting objects on the latest generation as the merge policy says.
     private func resolveConflicts(_ ids: [ManagedObjectID], readWith: inout [ObjectIdentifier: Row]) {
-        let latest = coordinator.currentGeneration
+        let latest = coordinator.latestGeneration()
         generation = latest
         rebasedSinceSave = true
         for id in ids {

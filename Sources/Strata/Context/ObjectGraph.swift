@@ -14,7 +14,7 @@ final class ObjectGraph {
     var generation: Generation {
         get {
             if let pinned { return pinned }
-            let latest = pinParent() ?? coordinator.currentGeneration
+            let latest = pinParent() ?? coordinator.latestGeneration()
             pinned = latest
             return latest
         }

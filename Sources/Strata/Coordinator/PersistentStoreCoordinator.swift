@@ -55,6 +55,34 @@ public actor PersistentStoreCoordinator {
         published.withLock { $0.generation }
     }
 
+    /// The latest generation, with what other processes committed to incremental stores since:
+    /// what a context pins when it starts to read. A store that changed outside this coordinator
+    /// gets a new snapshot, in a new generation; when none did, this is ``currentGeneration``.
+    nonisolated func latestGeneration() -> Generation {
+        let current = currentGeneration
+        guard current.snapshots.values.contains(where: { $0.store.hasOutsideChanges }) else { return current }
+        do {
+            return try executor.runSynchronously {
+                try self.assumeIsolated { try $0.takeOutsideChanges() }
+            }
+        } catch {
+            logger.error("cannot read a store another process changed: \(error)")
+            return current
+        }
+    }
+
+    /// Starts a generation with new snapshots of the incremental stores that changed outside.
+    private func takeOutsideChanges() throws -> Generation {
+        var fresh: [String: StoreSnapshot] = [:]
+        for store in persistentStores.compactMap({ $0 as? IncrementalStore }) where store.hasOutsideChanges {
+            fresh[store.identifier] = try StoreSnapshot(store: store)
+        }
+        return published.withLock { state in
+            if !fresh.isEmpty { state.generation = state.generation.next(replacing: fresh) }
+            return state.generation
+        }
+    }
+
     /// The store at `url`, if the coordinator has one there.
     public nonisolated func persistentStore(for url: URL) -> PersistentStore? {
         persistentStores.first { $0.url?.standardizedFileURL == url.standardizedFileURL }

@@ -1,20 +1,53 @@
-// Saves a binary store in a loop until killed: the child process of the crash-safety test.
+// The child process of the tests that need another process on the same store.
 //
-// Usage: StoreCrashHelper STORE
-// Each save n inserts one Item with index n and sets the Counter to n, then prints "saved n".
-// A store that holds exactly the state of one completed save has a Counter k and Items 1…k.
+// Usage: StoreCrashHelper STORE [binary|sqlite]
+//   Saves in a loop until killed (the crash-safety test). Each save n inserts one Item with
+//   index n and sets the Counter to n, then prints "saved n". A store that holds exactly the
+//   state of one completed save has a Counter k and Items 1…k.
+// Usage: StoreCrashHelper STORE sqlite increment COUNT WORKER
+//   Adds one to the Counter COUNT times, each in a save of its own that also inserts an Item
+//   with index WORKER × 1,000,000 + i; a save that meets another process's change refreshes
+//   and tries again. Prints "done, N retries" (the two-process test: no increment may be lost).
 import Foundation
 import Strata
 
 let arguments = CommandLine.arguments
-guard arguments.count == 2 else {
-    FileHandle.standardError.write(Data("usage: StoreCrashHelper STORE\n".utf8))
+guard arguments.count == 2 || arguments.count == 3 || arguments.count == 6 else {
+    FileHandle.standardError.write(Data("usage: StoreCrashHelper STORE [binary|sqlite] [increment COUNT WORKER]\n".utf8))
     exit(2)
 }
 let model = try CrashModel.make()
+let type: StoreType = arguments.count > 2 && arguments[2] == "sqlite" ? .sqlite : .binary
 let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-try await coordinator.addPersistentStore(type: .binary, at: URL(fileURLWithPath: arguments[1]))
+try await coordinator.addPersistentStore(type: type, at: URL(fileURLWithPath: arguments[1]))
 let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+
+if arguments.count == 6, arguments[3] == "increment", let count = Int64(arguments[4]), let worker = Int64(arguments[5]) {
+    let retries = try await context.perform { context in
+        var retries = 0
+        for step in 1...count {
+            while true {
+                let counter = try context.fetch(FetchRequest<ManagedObject>(entityName: "Counter")).first
+                    ?? context.insertNewObject(forEntityName: "Counter")
+                try counter.setValue((try counter.value(forKey: "value") as? Int64 ?? 0) + 1, forKey: "value")
+                let item = try context.insertNewObject(forEntityName: "Item")
+                try item.setValue(worker * 1_000_000 + step, forKey: "index")
+                do {
+                    try context.save()
+                    break
+                } catch let error as PersistenceError where error.code == .conflict {
+                    context.rollback()
+                    context.refreshAllObjects()
+                    retries += 1
+                }
+            }
+        }
+        return retries
+    }
+    print("done, \(retries) retries")
+    exit(0)
+}
+
 try await context.perform { context in
     let counters = try context.fetch(FetchRequest<ManagedObject>(entityName: "Counter"))
     let counter = try counters.first ?? {

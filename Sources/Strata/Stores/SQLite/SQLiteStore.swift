@@ -183,19 +183,30 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         guard let writer else { return }
         try sqlite {
             if state.isNew {
-                // Core Data's settings: incremental auto-vacuum (set before the first table) and WAL.
-                try writer.execute("PRAGMA auto_vacuum = 2")
+                // Core Data's settings: WAL, and incremental auto-vacuum (set before the first table).
                 try writer.execute("PRAGMA journal_mode = WAL")
                 metadata[CoreDataSQLiteSchema.autoVacuumKey] = .string("2")
-                try writer.writeTransaction {
+                // Under the write lock, and only if no other process created the store since
+                // this one found the file empty: then its metadata is read instead, and checked.
+                let created: [String: MetadataValue]? = try writer.writeTransaction {
+                    if let existing = try Self.readMetadata(from: writer, file: fileURL) { return existing }
+                    try writer.execute("PRAGMA auto_vacuum = 2")
                     for statement in mapping.schema.createStatements { try writer.execute(statement) }
                     let insert = try writer.statement("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)")
                     for entity in mapping.schema.entities {
                         try insert.run([.integer(Int64(entity.number)), .text(entity.name), .integer(Int64(entity.superNumber))])
                     }
                     try Self.writeMetadata(metadata, to: writer, file: fileURL)
+                    return nil
                 }
                 state.isNew = false
+                if let created {
+                    guard managedObjectModel.isConfiguration(configurationName, compatibleWithStoreMetadata: created) else {
+                        throw PersistenceError(
+                            .incompatibleStore, "another process created the store \(fileURL.path) meanwhile, with another model version")
+                    }
+                    replaceMetadata(created)
+                }
                 state.stored = metadata
             } else {
                 try writer.execute("PRAGMA journal_mode = WAL")
