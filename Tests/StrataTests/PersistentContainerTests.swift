@@ -8,10 +8,10 @@ import Testing
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let container = PersistentContainer(name: "Library", managedObjectModel: try libraryModel())
-        #expect(container.persistentStoreDescriptions.first?.type == .binary)
-        #expect(container.persistentStoreDescriptions.first?.url?.lastPathComponent == "Library.store")
-        let url = directory.appendingPathComponent("nested/Library.store")
-        container.persistentStoreDescriptions = [PersistentStoreDescription(type: .binary, url: url)]
+        #expect(container.persistentStoreDescriptions.first?.type == .sqlite, "Core Data's default store")
+        #expect(container.persistentStoreDescriptions.first?.url?.lastPathComponent == "Library.sqlite")
+        let url = directory.appendingPathComponent("nested/Library.sqlite")
+        container.persistentStoreDescriptions = [PersistentStoreDescription(type: .sqlite, url: url)]
         let stores = try await container.loadPersistentStores()
         #expect(stores.count == 1)
         #expect(stores.first?.url == url, "the folder is created")

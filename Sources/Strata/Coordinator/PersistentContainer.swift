@@ -21,16 +21,17 @@ public final class PersistentContainer: Sendable {
     public let viewContext: ManagedObjectContext
     private let descriptions: Mutex<[PersistentStoreDescription]>
 
-    /// A container for `model`, with one store description: a binary store named after the
-    /// container (`<name>.store`) in ``defaultDirectoryURL()``, as Core Data's container puts its
-    /// SQLite store in Application Support.
+    /// A container for `model`, with one store description: a SQLite store named after the
+    /// container (`<name>.sqlite`) in ``defaultDirectoryURL()``, as Core Data's container puts its
+    /// SQLite store in Application Support. For Strata's binary store instead, set
+    /// ``persistentStoreDescriptions`` to `[PersistentStoreDescription(type: .binary, url: …)]`.
     public init(name: String, managedObjectModel: ManagedObjectModel) {
         self.name = name
         self.managedObjectModel = managedObjectModel
         persistentStoreCoordinator = PersistentStoreCoordinator(managedObjectModel: managedObjectModel)
         viewContext = ManagedObjectContext(concurrencyType: .mainQueue, persistentStoreCoordinator: persistentStoreCoordinator)
-        let url = Self.defaultDirectoryURL().appendingPathComponent("\(name).store")
-        descriptions = Mutex([PersistentStoreDescription(type: .binary, url: url)])
+        let url = Self.defaultDirectoryURL().appendingPathComponent("\(name).sqlite")
+        descriptions = Mutex([PersistentStoreDescription(type: .sqlite, url: url)])
     }
 
     /// A container for the model called `name`, found among the program's resources, as Core
