@@ -3,8 +3,8 @@ import Testing
 
 @Suite struct FetchTests {
     /// Five books by two authors, saved.
-    static func library() async throws -> PersistentStoreCoordinator {
-        let coordinator = try await makeCoordinator(libraryModel())
+    static func library(_ kind: StoreKind) async throws -> PersistentStoreCoordinator {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
         try await backgroundContext(coordinator).perform { context in
             let austen = try Author(context: context)
             austen.name = "Austen"
@@ -24,8 +24,9 @@ import Testing
         return coordinator
     }
 
-    @Test func sortsByOneKeyThenAnother() async throws {
-        let coordinator = try await Self.library()
+    @Test(arguments: StoreKind.queryable)
+    func sortsByOneKeyThenAnother(_ kind: StoreKind) async throws {
+        let coordinator = try await Self.library(kind)
         let titles = try await backgroundContext(coordinator).perform { context in
             var request = FetchRequest<Book>()
             request.sortDescriptors = [.descending("pages")]
@@ -38,8 +39,9 @@ import Testing
         #expect(titles.1 == ["Emma", "Middlemarch", "Persuasion", "Sanditon", "Silas Marner"])
     }
 
-    @Test func limitAndOffsetApplyAfterSorting() async throws {
-        let coordinator = try await Self.library()
+    @Test(arguments: StoreKind.queryable)
+    func limitAndOffsetApplyAfterSorting(_ kind: StoreKind) async throws {
+        let coordinator = try await Self.library(kind)
         let titles = try await backgroundContext(coordinator).perform { context in
             var request = FetchRequest<Book>()
             request.sortDescriptors = [.ascending("pages")]
@@ -50,8 +52,9 @@ import Testing
         #expect(titles == ["Silas Marner", "Persuasion"])
     }
 
-    @Test func pendingChangesAreIncludedUnlessAskedNotTo() async throws {
-        let coordinator = try await Self.library()
+    @Test(arguments: StoreKind.queryable)
+    func pendingChangesAreIncludedUnlessAskedNotTo(_ kind: StoreKind) async throws {
+        let coordinator = try await Self.library(kind)
         try await backgroundContext(coordinator).perform { context in
             let books = try context.fetch(FetchRequest<Book>())
             context.delete(try #require(books.first { $0.title == "Emma" }))
@@ -67,8 +70,9 @@ import Testing
         }
     }
 
-    @Test func fetchingTwiceGivesTheSameObjects() async throws {
-        let coordinator = try await Self.library()
+    @Test(arguments: StoreKind.queryable)
+    func fetchingTwiceGivesTheSameObjects(_ kind: StoreKind) async throws {
+        let coordinator = try await Self.library(kind)
         try await backgroundContext(coordinator).perform { context in
             let first = try context.fetch(FetchRequest<Author>())
             let second = try context.fetch(FetchRequest<Author>())
@@ -76,13 +80,14 @@ import Testing
         }
     }
 
-    @Test func subentitiesAreFetchedWithTheirParentUnlessExcluded() async throws {
+    @Test(arguments: StoreKind.queryable)
+    func subentitiesAreFetchedWithTheirParentUnlessExcluded(_ kind: StoreKind) async throws {
         let model = try ManagedObjectModel {
             EntityDescription("Vehicle", isAbstract: true) { AttributeDescription("name", .string) }
             EntityDescription("Car", superentity: "Vehicle")
             EntityDescription("Bike", superentity: "Vehicle")
         }
-        let coordinator = try await makeCoordinator(model)
+        let coordinator = try await makeCoordinator(model, kind)
         try await backgroundContext(coordinator).perform { context in
             for (entity, name) in [("Car", "c1"), ("Bike", "b1"), ("Car", "c2")] {
                 try context.insertNewObject(forEntityName: entity).setValue(name, forKey: "name")
@@ -102,8 +107,9 @@ import Testing
         }
     }
 
-    @Test func badRequestsAreTypedErrors() async throws {
-        let coordinator = try await Self.library()
+    @Test(arguments: StoreKind.queryable)
+    func badRequestsAreTypedErrors(_ kind: StoreKind) async throws {
+        let coordinator = try await Self.library(kind)
         try await backgroundContext(coordinator).perform { context in
             let entity = #expect(throws: PersistenceError.self) {
                 try context.fetch(FetchRequest<ManagedObject>(entityName: "Magazine"))

@@ -6,8 +6,8 @@ import Testing
 /// books it matches on a fixed small graph.
 @Suite struct PredicateTests {
     /// Six books, four authors, five tags; saved.
-    static func graph() async throws -> (PersistentStoreCoordinator, [String: ManagedObjectID]) {
-        let coordinator = try await makeCoordinator(libraryModel())
+    static func graph(_ kind: StoreKind) async throws -> (PersistentStoreCoordinator, [String: ManagedObjectID]) {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
         let ids = try await backgroundContext(coordinator).perform { context in
             var ids: [String: ManagedObjectID] = [:]
             var authors: [String: Author] = [:]
@@ -120,12 +120,12 @@ import Testing
         Case("FUNCTION(title, 'noindex:') == 'Emma'", "FUNCTION(title, \"noindex:\") == \"Emma\"", []),
     ]
 
-    @Test(arguments: cases)
-    func parsesNormalisesAndMatches(_ testCase: Case) async throws {
+    @Test(arguments: StoreKind.queryable, cases)
+    func parsesNormalisesAndMatches(_ kind: StoreKind, _ testCase: Case) async throws {
         let predicate = try FetchPredicate(format: testCase.format)
         #expect(predicate.description == testCase.normalized)
         #expect(try FetchPredicate(format: predicate.description) == predicate, "the normalised form parses back to the same predicate")
-        let (coordinator, _) = try await Self.graph()
+        let (coordinator, _) = try await Self.graph(kind)
         let result: Result<[String], FetchPredicateError> = try await backgroundContext(coordinator).perform { context in
             do {
                 return .success(try context.fetch(FetchRequest<Book>(predicate: predicate)).map(\.title).sorted())
@@ -140,8 +140,9 @@ import Testing
         }
     }
 
-    @Test func argumentsFillTheirPlaces() async throws {
-        let (coordinator, ids) = try await Self.graph()
+    @Test(arguments: StoreKind.queryable)
+    func argumentsFillTheirPlaces(_ kind: StoreKind) async throws {
+        let (coordinator, ids) = try await Self.graph(kind)
         let austen = try #require(ids["Jane Austen"])
         let emma = try #require(ids["Emma"])
         let gothic = try #require(ids["gothic"])
@@ -191,8 +192,9 @@ import Testing
         #expect(error?.message == message)
     }
 
-    @Test func unknownKeysAreNamedAtFetchTime() async throws {
-        let (coordinator, _) = try await Self.graph()
+    @Test(arguments: StoreKind.queryable)
+    func unknownKeysAreNamedAtFetchTime(_ kind: StoreKind) async throws {
+        let (coordinator, _) = try await Self.graph(kind)
         for (format, message) in [
             ("titel == 'x'", "the entity Book has no key 'titel'"),
             ("author.nam == 'x'", "the entity Author has no key 'nam'"),
@@ -208,8 +210,9 @@ import Testing
         }
     }
 
-    @Test func pendingChangesAreSeenUnlessTheRequestSaysNot() async throws {
-        let (coordinator, _) = try await Self.graph()
+    @Test(arguments: StoreKind.queryable)
+    func pendingChangesAreSeenUnlessTheRequestSaysNot(_ kind: StoreKind) async throws {
+        let (coordinator, _) = try await Self.graph(kind)
         try await backgroundContext(coordinator).perform { context in
             let books = try context.fetch(FetchRequest<Book>())
             try #require(books.first { $0.title == "Persuasion" }).pages = 999
@@ -226,8 +229,9 @@ import Testing
         }
     }
 
-    @Test func sortingFollowsToOneKeyPathsAndOptions() async throws {
-        let (coordinator, _) = try await Self.graph()
+    @Test(arguments: StoreKind.queryable)
+    func sortingFollowsToOneKeyPathsAndOptions(_ kind: StoreKind) async throws {
+        let (coordinator, _) = try await Self.graph(kind)
         let titles = try await backgroundContext(coordinator).perform { context in
             var request = FetchRequest<Book>()
             request.sortDescriptors = [.ascending("author.name", options: [.caseInsensitive, .diacriticInsensitive]), .descending("pages")]
@@ -236,8 +240,9 @@ import Testing
         #expect(titles == ["Germinal", "Nana", "Middlemarch", "Emma", "Persuasion", "Frankenstein"])
     }
 
-    @Test func everyResultType() async throws {
-        let (coordinator, ids) = try await Self.graph()
+    @Test(arguments: StoreKind.queryable)
+    func everyResultType(_ kind: StoreKind) async throws {
+        let (coordinator, ids) = try await Self.graph(kind)
         try await backgroundContext(coordinator).perform { context in
             var request = FetchRequest<Book>(predicate: try FetchPredicate(format: "author.name == 'Jane Austen'"))
             request.sortDescriptors = [.ascending("title")]
@@ -292,8 +297,9 @@ import Testing
         #expect(error?.message == "no argument for '%@' at column 6")
     }
 
-    @Test func aPlaceholderCannotBeEvaluated() async throws {
-        let coordinator = try await makeCoordinator(try libraryModel())
+    @Test(arguments: StoreKind.queryable)
+    func aPlaceholderCannotBeEvaluated(_ kind: StoreKind) async throws {
+        let coordinator = try await makeCoordinator(try libraryModel(), kind)
         try await backgroundContext(coordinator).perform { context in
             let request = FetchRequest<Book>(entityName: "Book", predicate: try FetchPredicate(formatWithPlaceholders: "title == %@"))
             let error = #expect(throws: FetchPredicateError.self) { try context.fetch(request) }

@@ -70,10 +70,34 @@ func libraryModel() throws -> ManagedObjectModel {
 }
 
 /// A coordinator with one in-memory store.
-func makeCoordinator(_ model: ManagedObjectModel) async throws -> PersistentStoreCoordinator {
+func makeCoordinator(_ model: ManagedObjectModel, _ kind: StoreKind = .inMemory) async throws -> PersistentStoreCoordinator {
     let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-    try await coordinator.addPersistentStore(type: .inMemory)
+    if kind.isPersistent {
+        let url = try ScratchStores.folder().appendingPathComponent("\(UUID().uuidString).\(kind.rawValue)")
+        try await coordinator.addPersistentStore(type: kind.type, at: url)
+    } else {
+        try await coordinator.addPersistentStore(type: .inMemory)
+    }
     return coordinator
+}
+
+/// Where the tests that run one suite over several store types keep their files: one folder
+/// per test process, and the folders of test processes that have ended are removed when the
+/// next one starts (a test cannot remove a store its coordinator may still be reading).
+enum ScratchStores {
+    private static let made: Result<URL, any Error> = Result {
+        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("strata-test-stores")
+        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? [] {
+            guard let pid = Int32(name), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(at: parent.appendingPathComponent(name))
+        }
+        let folder = parent.appendingPathComponent("\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    static func folder() throws -> URL { try made.get() }
 }
 
 func backgroundContext(_ coordinator: PersistentStoreCoordinator) -> ManagedObjectContext {

@@ -19,6 +19,10 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         }
     }
 
+    /// The stores the fetch and predicate suites run over: the coordinator's in-memory tables
+    /// (every atomic store's path) and an incremental store read through snapshots.
+    static let queryable: [StoreKind] = [.inMemory, .sqlite]
+
     /// Whether the store is an atomic store (its file written whole at each save).
     var isAtomic: Bool { self == .binary || self == .jsonLines }
 

@@ -1,0 +1,56 @@
+import Foundation
+import Strata
+import StrataTestSupport
+import Testing
+
+/// The same graph saved into the coordinator's in-memory tables and into a SQLite store, asked
+/// the same seeded random predicates: both give the same objects (by entity and reference
+/// number, which both hand out alike for the same inserts). `STRATA_FUZZ_SEED` replays a run.
+@Suite struct StoreAgreementTests {
+    static let seed = ProcessInfo.processInfo.environment["STRATA_FUZZ_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+
+    @Test func randomPredicatesFetchTheSameObjectsFromBothStores() async throws {
+        print("StoreAgreementTests: STRATA_FUZZ_SEED=\(Self.seed)")
+        var random = SplitMix64(seed: Self.seed)
+        let memory = try await PredicateTests.graph(.inMemory).0
+        let sqlite = try await PredicateTests.graph(.sqlite).0
+        var compared = 0, nonEmpty = 0
+        for _ in 0..<300 {
+            let format = Self.predicate(depth: 0, using: &random)
+            func fetch(_ coordinator: PersistentStoreCoordinator) async throws -> [String] {
+                try await backgroundContext(coordinator).perform { context in
+                    var request = FetchRequest<Book>()
+                    request.predicate = try FetchPredicate(format: format)
+                    return try context.fetch(request).map { "\($0.objectID.entityName)/\($0.objectID.referenceNumber ?? -1)" }.sorted()
+                }
+            }
+            let expected = try await fetch(memory)
+            #expect(try await fetch(sqlite) == expected, "\(format) (seed \(Self.seed))")
+            compared += 1
+            if !expected.isEmpty { nonEmpty += 1 }
+        }
+        #expect(compared == 300)
+        #expect(nonEmpty > 30, "the predicates match something often enough to tell the stores apart")
+    }
+
+    /// A predicate on books: comparisons of attributes, to-one and to-many key paths, joined by
+    /// AND, OR and NOT.
+    static func predicate(depth: Int, using random: inout SplitMix64) -> String {
+        if depth < 2, Int.random(in: 0..<3, using: &random) == 0 {
+            let join = ["AND", "OR"][Int.random(in: 0..<2, using: &random)]
+            let left = predicate(depth: depth + 1, using: &random), right = predicate(depth: depth + 1, using: &random)
+            return Bool.random(using: &random) ? "(\(left) \(join) \(right))" : "NOT (\(left) \(join) \(right))"
+        }
+        let pages = [0, 183, 249, 280, 400, 474, 592, 880, 1000][Int.random(in: 0..<9, using: &random)]
+        let words = ["Emma", "e", "a", "Middlemarch", "N", "Jane", "classic", "french", "zzz"]
+        let word = words[Int.random(in: 0..<words.count, using: &random)]
+        let comparisons = [
+            "pages < \(pages)", "pages >= \(pages)", "pages == \(pages)", "pages BETWEEN {\(pages), \(pages + 300)}",
+            "title BEGINSWITH '\(word)'", "title CONTAINS[c] '\(word)'", "title == '\(word)'",
+            "author.name CONTAINS[cd] '\(word)'", "author.born < CAST(0, 'NSDate')", "author.born == nil",
+            "ANY tags.label == '\(word)'", "tags.@count >= \(pages % 3)", "SUBQUERY(tags, $t, $t.label BEGINSWITH '\(word)').@count > 0",
+            "author.books.@count > \(pages % 4)",
+        ]
+        return comparisons[Int.random(in: 0..<comparisons.count, using: &random)]
+    }
+}
