@@ -51,14 +51,15 @@ import Testing
         var merged = 0
     }
 
-    @Test func policiesAndConstraintsHoldUnderLoad() async throws {
+    @Test(arguments: [StoreType.binary, .sqlite])
+    func policiesAndConstraintsHoldUnderLoad(_ type: StoreType) async throws {
         let seed = ProcessInfo.processInfo.environment["STRATA_STRESS_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-policy-stress-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Policies.store")
+        let url = directory.appendingPathComponent(type == .sqlite ? "Policies.sqlite" : "Policies.store")
         let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model)
-        try await coordinator.addPersistentStore(type: .binary, at: url)
+        try await coordinator.addPersistentStore(type: type, at: url)
         let shared = Shared()
         let operations = max(20, Int(300 * StressTests.scale))
         let saves = coordinator.didSaveNotifications
@@ -101,7 +102,7 @@ import Testing
         listener.cancel()
 
         let live = try await StoreChecks.state(of: coordinator, model: Self.model)
-        let fresh = try await StoreChecks.reopen(url, leaving: coordinator, model: Self.model)
+        let fresh = try await StoreChecks.reopen(url, type: type, leaving: coordinator, model: Self.model)
         let reloaded = try await StoreChecks.state(of: fresh, model: Self.model)
         let (codes, disagreements) = try await ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: fresh).perform {
             context in

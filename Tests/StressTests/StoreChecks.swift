@@ -37,12 +37,12 @@ enum StoreChecks {
     }
 
     /// A fresh coordinator on the store file, after `coordinator` let it go.
-    static func reopen(_ url: URL, leaving coordinator: PersistentStoreCoordinator, model: ManagedObjectModel) async throws
+    static func reopen(_ url: URL, type: StoreType, leaving coordinator: PersistentStoreCoordinator, model: ManagedObjectModel) async throws
         -> PersistentStoreCoordinator
     {
         if let store = coordinator.persistentStores.first { try await coordinator.removePersistentStore(store) }
         let fresh = PersistentStoreCoordinator(managedObjectModel: model)
-        try await fresh.addPersistentStore(type: .binary, at: url)
+        try await fresh.addPersistentStore(type: type, at: url)
         return fresh
     }
 }

@@ -3,7 +3,7 @@ import Strata
 import StrataTestSupport
 import Testing
 
-/// Many contexts on one coordinator and one binary store, doing random work at once (four
+/// Many contexts on one coordinator and one store (binary, then SQLite), doing random work at once (four
 /// private-queue contexts, a child context saving into a private parent, a main-queue reader): inserts,
 /// updates, deletes, relationship changes, saves, merges, refreshes. Seeded: a failure prints
 /// the seed, and `STRATA_STRESS_SEED` replays it; `STRATA_STRESS_SCALE` multiplies the work.
@@ -35,14 +35,15 @@ import Testing
         let deleted: Set<ManagedObjectID>
     }
 
-    @Test func manyContextsAtOnceLoseNothing() async throws {
+    @Test(arguments: [StoreType.binary, .sqlite])
+    func manyContextsAtOnceLoseNothing(_ type: StoreType) async throws {
         let seed = ProcessInfo.processInfo.environment["STRATA_STRESS_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-stress-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Stress.store")
+        let url = directory.appendingPathComponent(type == .sqlite ? "Stress.sqlite" : "Stress.store")
         let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model)
-        try await coordinator.addPersistentStore(type: .binary, at: url)
+        try await coordinator.addPersistentStore(type: type, at: url)
         let shared = Shared()
         let observer = Self.observeSaves()
         defer { NotificationCenter.default.removeObserver(observer) }
@@ -128,7 +129,7 @@ import Testing
         }
         let live = try await Self.state(coordinator: coordinator)
         #expect(live == expected, "seed \(seed): the coordinator's state is not the replay of the saves")
-        let (reloaded, disagreements) = try await Self.reloadedState(url: url, coordinator: coordinator)
+        let (reloaded, disagreements) = try await Self.reloadedState(url: url, type: type, coordinator: coordinator)
         #expect(reloaded == live, "seed \(seed): the store on disk differs from the last generation")
         #expect(disagreements.isEmpty, "seed \(seed): inverse relationships disagree: \(disagreements.joined(separator: "; "))")
         #expect(live.count > 0)
@@ -260,8 +261,8 @@ import Testing
         }
     }
 
-    static func reloadedState(url: URL, coordinator: PersistentStoreCoordinator) async throws -> ([ManagedObjectID: [String]], [String]) {
-        let fresh = try await StoreChecks.reopen(url, leaving: coordinator, model: model)
+    static func reloadedState(url: URL, type: StoreType, coordinator: PersistentStoreCoordinator) async throws -> ([ManagedObjectID: [String]], [String]) {
+        let fresh = try await StoreChecks.reopen(url, type: type, leaving: coordinator, model: model)
         let state = try await Self.state(coordinator: fresh)
         let disagreements = try await ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: fresh).perform { context in
             try StoreChecks.inverseDisagreements(context, model: model)
