@@ -2,20 +2,27 @@ import ArgumentParser
 import Foundation
 import Strata
 
-/// `strata dump STORE`: every object as a line of JSON (docs/JSONLines.md), read chunk by
-/// chunk without a model.
-struct DumpStore: ParsableCommand {
+/// `strata dump STORE`: every object as a line of JSON (docs/JSONLines.md): a binary store read
+/// chunk by chunk without a model; a SQLite store with the model it carries (or `--model`).
+struct DumpStore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dump", abstract: "Write a store's objects as JSON Lines, one object per line.")
 
-    @Argument(help: "A binary store file.")
+    @Argument(help: "A store file (binary or SQLite).")
     var store: String
 
     @Option(help: "Dump only the objects of this entity.")
     var entity: String?
 
-    func run() throws {
-        let file = try BinaryStoreFile(contentsOf: URL(fileURLWithPath: store))
+    @Option(help: "For a SQLite store that carries no model: the model (.xcdatamodel or .xcdatamodeld).")
+    var model: String?
+
+    func run() async throws {
+        let url = URL(fileURLWithPath: store)
+        if StoreFileKind(of: url) == .sqlite {
+            return try await dumpSQLite(url)
+        }
+        let file = try BinaryStoreFile(contentsOf: url)
         if let entity, !file.entities.contains(where: { $0.name == entity }) {
             throw CommandFailure("the store has no entity '\(entity)' (it has: \(file.entities.map(\.name).joined(separator: ", ")))")
         }
@@ -31,14 +38,64 @@ struct DumpStore: ParsableCommand {
             output.write(Data(text.utf8))
         }
     }
+
+    /// Every object of the store, entity by entity (by name), in reference order.
+    private func dumpSQLite(_ url: URL) async throws {
+        let model = try StoreFileKind.model(for: url, given: self.model)
+        let names = model.entities.map(\.name).sorted()
+        if let entity, !names.contains(entity) {
+            throw CommandFailure("the store has no entity '\(entity)' (it has: \(names.joined(separator: ", ")))")
+        }
+        let (coordinator, added) = try await StoreFileKind.openReadOnly(url, model: model)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        let output = FileHandle.standardOutput
+        for name in names where entity == nil || name == entity {
+            let text = try await context.perform { context in
+                var request = FetchRequest<ManagedObject>(entityName: name)
+                request.includesSubentities = false
+                let objects = try context.fetch(request).sorted { ($0.objectID.referenceNumber ?? 0) < ($1.objectID.referenceNumber ?? 0) }
+                let lines = try objects.map { object in
+                    try ObjectLine.encode(
+                        entity: name, id: object.objectID,
+                        values: object.entity.attributesByName.keys.reduce(into: [:]) { values, key in values[key] = try object.primitiveValue(forKey: key) },
+                        relationships: object.entity.relationshipsByName.values.map { relationship in
+                            (relationship, try ObjectLine.targets(of: object, relationship.name))
+                        })
+                }
+                context.reset()
+                return lines.map { $0 + "\n" }.joined()
+            }
+            output.write(Data(text.utf8))
+        }
+        try await coordinator.removePersistentStore(added)
+    }
 }
 
 /// One object as a line of JSON: `{"entity": …, "id": …, "values": {…}, "relationships": {…}}`.
 enum ObjectLine {
     static func encode(_ object: BinaryStoreFile.Object, entity: BinaryStoreFile.Entity) throws -> String {
+        try encode(
+            entity: entity.name, id: object.objectID, values: object.attributeValues,
+            relationships: entity.relationships.map { ($0, object.relatedObjectIDs[$0.name] ?? []) })
+    }
+
+    /// The IDs of the objects a relationship of `object` holds, in order for an ordered one.
+    static func targets(of object: ManagedObject, _ key: String) throws -> [ManagedObjectID] {
+        switch try object.value(forKey: key) {
+        case let target as ManagedObject: [target.objectID]
+        case let set as Set<ManagedObject>: set.map(\.objectID)
+        case let array as [ManagedObject]: array.map(\.objectID)
+        default: []
+        }
+    }
+
+    static func encode(
+        entity: String, id: ManagedObjectID, values: [String: AttributeValue],
+        relationships related: [(relationship: some RelationshipShape, ids: [ManagedObjectID])]
+    ) throws -> String {
         var relationships: [String: Any] = [:]
-        for relationship in entity.relationships {
-            var ids = object.relatedObjectIDs[relationship.name] ?? []
+        for (relationship, found) in related {
+            var ids = found
             if !relationship.isOrdered {
                 // An unordered relationship has no order to keep: list it by reference, so that
                 // equal stores dump equal lines.
@@ -52,12 +109,22 @@ enum ObjectLine {
             }
         }
         let line: [String: Any] = [
-            "entity": entity.name,
-            "id": object.objectID.uriRepresentation().absoluteString,
-            "values": object.attributeValues.mapValues(\.jsonObject),
+            "entity": entity,
+            "id": id.uriRepresentation().absoluteString,
+            "values": values.mapValues(\.jsonObject),
             "relationships": relationships,
         ]
         let data = try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys, .withoutEscapingSlashes])
         return String(decoding: data, as: UTF8.self)
     }
 }
+
+/// What a dumped line needs of a relationship, from a binary store's own schema or a model.
+protocol RelationshipShape {
+    var name: String { get }
+    var isToMany: Bool { get }
+    var isOrdered: Bool { get }
+}
+
+extension BinaryStoreFile.Relationship: RelationshipShape {}
+extension RelationshipDescription: RelationshipShape {}

@@ -9,7 +9,7 @@ struct ImportStore: AsyncParsableCommand {
         commandName: "import",
         abstract: "Add objects from JSON Lines (as strata dump writes them) to a store, in one save.")
 
-    @Argument(help: "The binary store file (created when missing).")
+    @Argument(help: "The store file, created when missing: SQLite when it ends in .sqlite, binary otherwise.")
     var store: String
 
     @Option(help: "The model (.xcdatamodel) or bundle (.xcdatamodeld, its current version).")
@@ -30,7 +30,7 @@ struct ImportStore: AsyncParsableCommand {
 
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         let url = URL(fileURLWithPath: store)
-        let added = try await coordinator.addPersistentStore(type: .binary, at: url)
+        let added = try await coordinator.addPersistentStore(type: StoreFileKind(of: url).storeType, at: url)
         let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
         let result: Result<Int, ImportFailure> = try await context.perform { context in
             do {

@@ -8,7 +8,7 @@ struct InspectStore: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect", abstract: "Show a store file's format, metadata, contents and checksums.")
 
-    @Argument(help: "A binary store file.")
+    @Argument(help: "A store file (binary or SQLite).")
     var store: String
 
     @Option(help: "A model (.xcdatamodel) or bundle (.xcdatamodeld): say which version wrote the store.")
@@ -18,7 +18,14 @@ struct InspectStore: ParsableCommand {
     var json = false
 
     func run() throws {
-        let file = try BinaryStoreFile(contentsOf: URL(fileURLWithPath: store))
+        let url = URL(fileURLWithPath: store)
+        if StoreFileKind(of: url) == .sqlite {
+            let report = try SQLiteStoreReport(url: url, modelPath: model)
+            try print(report, json: json)
+            if !report.isSound { throw ExitCode(1) }
+            return
+        }
+        let file = try BinaryStoreFile(contentsOf: url)
         var report = StoreReport(file: file)
         do {
             try file.forEachChunk { report.add($0) }
@@ -26,29 +33,41 @@ struct InspectStore: ParsableCommand {
             report.failure = error.description
         }
         if let model {
-            report.writtenBy = try Self.version(of: file, in: ModelSource(path: model))
+            report.writtenBy = try Self.version(ofStoreMetadata: file.metadata, in: ModelSource(path: model))
         }
-        if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
-        } else {
-            print(report.text, terminator: "")
-        }
+        try print(report, json: json)
         if !report.isSound { throw ExitCode(1) }
     }
 
-    /// Which version of a model wrote the store, in words.
-    static func version(of file: BinaryStoreFile, in source: ModelSource) throws -> String {
+    private func print(_ report: some Encodable & TextReport, json: Bool) throws {
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            Swift.print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        } else {
+            Swift.print(report.text, terminator: "")
+        }
+    }
+
+    /// Which version of a model wrote a store, in words.
+    static func version(ofStoreMetadata metadata: [String: MetadataValue], in source: ModelSource) throws -> String {
         if let bundle = source.bundle {
             do {
-                return "version '\(try bundle.version(forStoreMetadata: file.metadata).name)' of \(bundle.name)"
+                return "version '\(try bundle.version(forStoreMetadata: metadata).name)' of \(bundle.name)"
             } catch let error as PersistenceError {
                 return error.message
             }
         }
         let (name, model) = try source.model(version: nil)
-        let differences = model.incompatibleEntities(inConfiguration: nil, storeMetadata: file.metadata)
+        let differences = model.incompatibleEntities(inConfiguration: nil, storeMetadata: metadata)
         return differences.isEmpty ? "the model \(name)" : "not the model \(name) (differs in \(differences.joined(separator: ", ")))"
     }
 }
+
+/// A report `strata inspect` prints as text (or, with `--json`, encodes).
+protocol TextReport {
+    var text: String { get }
+}
+
+extension StoreReport: TextReport {}
+extension SQLiteStoreReport: TextReport {}

@@ -12,7 +12,7 @@ struct QueryStore: AsyncParsableCommand {
         case table, json
     }
 
-    @Argument(help: "A binary store file.")
+    @Argument(help: "A store file (binary or SQLite).")
     var store: String
 
     @Option(help: "The entity to fetch (its subentities too).")
@@ -30,13 +30,12 @@ struct QueryStore: AsyncParsableCommand {
     @Option(help: "table or json (JSON Lines, as strata dump writes).")
     var format: Format = .table
 
-    @Option(help: "The model (.xcdatamodel or .xcdatamodeld); by default, the one the file records.")
+    @Option(help: "The model (.xcdatamodel or .xcdatamodeld); by default, the one the store carries.")
     var model: String?
 
     func run() async throws {
         let url = URL(fileURLWithPath: store)
-        let file = try BinaryStoreFile(contentsOf: url)
-        let model = try model.map { try ModelSource(path: $0).model(version: nil).model } ?? file.recordedModel()
+        let model = try StoreFileKind.model(for: url, given: model)
         var request = FetchRequest<ManagedObject>(entityName: entity)
         if let predicate {
             request.predicate = try FetchPredicate(format: predicate)
@@ -46,9 +45,7 @@ struct QueryStore: AsyncParsableCommand {
         }
         request.fetchLimit = limit
 
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        let options: [String: any Sendable] = [PersistentStoreOption.readOnly: true, PersistentStoreOption.skipsModelVersionCheck: true]
-        let added = try await coordinator.addPersistentStore(type: .binary, at: url, options: options)
+        let (coordinator, added) = try await StoreFileKind.openReadOnly(url, model: model)
         let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
         let (format, fetch) = (format, request)
         let lines = try await context.perform { context in

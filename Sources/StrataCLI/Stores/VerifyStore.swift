@@ -7,16 +7,20 @@ import Strata
 struct VerifyStore: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Check a store file: checksums, dangling references, inverse relationships, unique reference numbers.")
+        abstract: "Check a store file: checksums (SQLite: its integrity check and Core Data's schema), dangling references, inverse relationships, unique reference numbers.")
 
-    @Argument(help: "A binary store file.")
+    @Argument(help: "A store file (binary or SQLite).")
     var store: String
 
     @Option(help: "A model (.xcdatamodel) or bundle (.xcdatamodeld) the store must match.")
     var model: String?
 
     func run() throws {
-        let file = try BinaryStoreFile(contentsOf: URL(fileURLWithPath: store))
+        let url = URL(fileURLWithPath: store)
+        if StoreFileKind(of: url) == .sqlite {
+            return try verifySQLite(url)
+        }
+        let file = try BinaryStoreFile(contentsOf: url)
         var verifier = StoreVerifier(file: file)
         if let model {
             let source = try ModelSource(path: model)
@@ -38,13 +42,42 @@ struct VerifyStore: ParsableCommand {
             }
         }
         try verifier.run()
-        if verifier.problems.isEmpty {
-            print("\(store): sound (\(counted(verifier.objectCount, "object")), \(counted(verifier.chunkCount, "chunk")))")
+        report(verifier.problems, sound: "sound (\(counted(verifier.objectCount, "object")), \(counted(verifier.chunkCount, "chunk")))")
+        if !verifier.problems.isEmpty { throw ExitCode(1) }
+    }
+
+    private func verifySQLite(_ url: URL) throws {
+        let metadata = try SQLiteStore.metadataForPersistentStore(at: url)
+        var verifier = try SQLiteStoreVerifier(url: url)
+        if let model {
+            let source = try ModelSource(path: model)
+            do {
+                let model = try source.bundle.map { try $0.version(forStoreMetadata: metadata).model } ?? source.model(version: nil).model
+                let differences = model.incompatibleEntities(inConfiguration: nil, storeMetadata: metadata)
+                if differences.isEmpty {
+                    verifier.model = model
+                } else {
+                    verifier.problems.append("the store does not match the model: \(differences.joined(separator: ", "))")
+                }
+            } catch let error as PersistenceError {
+                verifier.problems.append(error.message)
+            }
         } else {
-            print("\(store): \(counted(verifier.problems.count, "problem"))")
-            for problem in verifier.problems.prefix(100) { print("  \(problem)") }
-            if verifier.problems.count > 100 { print("  … and \(verifier.problems.count - 100) more") }
-            throw ExitCode(1)
+            verifier.model = try? SQLiteStore.cachedModel(ofStoreAt: url)
         }
+        try verifier.run()
+        report(verifier.problems, sound: "sound (\(counted(verifier.objectCount, "object")))")
+        for note in verifier.notes { print("  note: \(note)") }
+        if !verifier.problems.isEmpty { throw ExitCode(1) }
+    }
+
+    private func report(_ problems: [String], sound: String) {
+        if problems.isEmpty {
+            print("\(store): \(sound)")
+            return
+        }
+        print("\(store): \(counted(problems.count, "problem"))")
+        for problem in problems.prefix(100) { print("  \(problem)") }
+        if problems.count > 100 { print("  … and \(problems.count - 100) more") }
     }
 }

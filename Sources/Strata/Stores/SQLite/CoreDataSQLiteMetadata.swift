@@ -8,8 +8,10 @@ import Foundation
 /// Core Data's keys that Strata has its own name for are renamed both ways (`NSStoreUUID` ↔
 /// ``PersistentStore/storeUUIDKey``, the version hashes, identifiers, digest and checksum);
 /// every other key — `NSPersistenceFrameworkVersion`, `_NSAutoVacuumLevel`, an app's own — is
-/// kept as it is, so that a store keeps what Core Data and its app wrote into it. The model a
-/// store carries lives in its own table (`Z_MODELCACHE`), not in this dictionary.
+/// kept as it is, so that a store keeps what Core Data and its app wrote into it. Core Data keeps
+/// the model a store carries in its own table (`Z_MODELCACHE`); a store Strata wrote also carries
+/// Strata's form of it here, under ``PersistentStore/modelCacheKey`` (a key Core Data leaves
+/// alone, as it does an app's own), so that Strata's tools read the store without a model.
 package enum CoreDataSQLiteMetadata {
     /// Core Data's key → Strata's.
     static let renamed: [String: String] = [
@@ -55,7 +57,7 @@ package enum CoreDataSQLiteMetadata {
     package static func row(from metadata: [String: MetadataValue]) throws -> (uuid: String, plist: Data) {
         let back = Dictionary(uniqueKeysWithValues: renamed.map { ($1, $0) })
         var dictionary: [String: Any] = ["NSStoreType": storeType]
-        let kept: Set<String> = [PersistentStore.storeTypeKey, PersistentStore.modelCacheKey, PersistentStore.storeUUIDKey]
+        let kept: Set<String> = [PersistentStore.storeTypeKey, PersistentStore.storeUUIDKey]
         for (key, value) in metadata where !kept.contains(key) {
             dictionary[back[key] ?? key] = Self.object(value)
         }

@@ -115,15 +115,15 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         }
     }
 
-    /// The model Core Data cached in the store at `url` (its `Z_MODELCACHE`): what lets a program
-    /// open a store without being handed its model, also when the app no longer has the
-    /// version that wrote it.
+    /// The model the store at `url` carries: the one Core Data cached in it (its `Z_MODELCACHE`),
+    /// or for a store Strata wrote, the one in its metadata. What lets a program open a store
+    /// without being handed its model, also when the app no longer has the version that wrote it.
     ///
-    /// - Throws: ``StoreError`` when the file is not a Core Data store or has no model cache (stores
+    /// - Throws: ``StoreError`` when the file is not a Core Data store or carries no model (stores
     ///   from Core Data before about iOS 7 have none: give the model then);
     ///   ``ModelFileError`` with code `.malformedModelCache` when the cache cannot be read.
     public static func cachedModel(ofStoreAt url: URL) throws -> ManagedObjectModel {
-        _ = try metadataForPersistentStore(at: url)
+        let metadata = try metadataForPersistentStore(at: url)
         let content: SQLiteValue?
         do {
             let connection = try SQLiteConnection(url: url, readOnly: true, create: false, busyTimeout: defaultTimeout)
@@ -133,6 +133,7 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
             throw error.storeError(file: url)
         }
         guard case .blob(let data)? = content, !data.isEmpty else {
+            if let model = try ManagedObjectModel(cachedInStoreMetadata: metadata) { return model }
             throw StoreError(
                 .noModel, file: url,
                 "the store carries no model (Z_MODELCACHE is empty or missing): open it with the model that wrote it")

@@ -1,0 +1,52 @@
+import Foundation
+import Strata
+
+/// Which kind of store a file on the command line is: told by its first bytes (a SQLite database
+/// starts with "SQLite format 3"), or for a file not yet there, by its extension (`.sqlite`).
+enum StoreFileKind {
+    case binary, sqlite
+
+    static let sqliteMagic = Data("SQLite format 3\u{0}".utf8)
+
+    init(of url: URL) {
+        if let handle = try? FileHandle(forReadingFrom: url) {
+            defer { try? handle.close() }
+            let head = (try? handle.read(upToCount: Self.sqliteMagic.count)) ?? Data()
+            if !head.isEmpty {
+                self = head == Self.sqliteMagic ? .sqlite : .binary
+                return
+            }
+        }
+        self = ["sqlite", "sqlite3", "db"].contains(url.pathExtension.lowercased()) ? .sqlite : .binary
+    }
+
+    var storeType: StoreType {
+        switch self {
+        case .binary: .binary
+        case .sqlite: .sqlite
+        }
+    }
+
+    /// The model to open the store at `url` with: the one `path` names (its current version),
+    /// else the one the store carries.
+    static func model(for url: URL, given path: String?) throws -> ManagedObjectModel {
+        if let path { return try ModelSource(path: path).model(version: nil).model }
+        switch StoreFileKind(of: url) {
+        case .binary: return try BinaryStoreFile(contentsOf: url).recordedModel()
+        case .sqlite:
+            do {
+                return try SQLiteStore.cachedModel(ofStoreAt: url)
+            } catch let error as StoreError where error.code == .noModel {
+                throw CommandFailure("\(error.description). Give it with --model MODEL (a .xcdatamodel or .xcdatamodeld)")
+            }
+        }
+    }
+
+    /// A coordinator with the store at `url` added read-only, reading properties by name.
+    static func openReadOnly(_ url: URL, model: ManagedObjectModel) async throws -> (PersistentStoreCoordinator, PersistentStore) {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        let options: [String: any Sendable] = [PersistentStoreOption.readOnly: true, PersistentStoreOption.skipsModelVersionCheck: true]
+        let store = try await coordinator.addPersistentStore(type: StoreFileKind(of: url).storeType, at: url, options: options)
+        return (coordinator, store)
+    }
+}

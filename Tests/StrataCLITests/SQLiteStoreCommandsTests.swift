@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+
+/// The store commands on SQLite stores: one Strata wrote (which carries its model, so no command
+/// needs `--model`), and a real one Core Data wrote (`../shared/fixtures/sqlite`, when present).
+@Suite struct SQLiteStoreCommandsTests {
+    let commands = StoreCommandsTests()
+
+    @Test func aSQLiteStoreGoesThroughEveryCommand() throws {
+        let directory = try commands.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sqlite = directory.appendingPathComponent("library.sqlite").path
+        let binary = directory.appendingPathComponent("library.store").path
+        for store in [sqlite, binary] {
+            let imported = try StrataTool.run("import", store, "--model", StoreCommandsTests.model, "--from", StoreCommandsTests.objects)
+            #expect(imported.status == 0, "\(imported.errors)")
+        }
+        let header = try Data(contentsOf: URL(fileURLWithPath: sqlite)).prefix(16)
+        #expect(header == Data("SQLite format 3\u{0}".utf8), "a .sqlite path makes a SQLite store")
+
+        let dump = try StrataTool.run("dump", sqlite)
+        #expect(dump.status == 0, "\(dump.errors)")
+        #expect(try commands.normalized(dump.output) == commands.normalized(try StrataTool.run("dump", binary).output))
+        #expect(dump.output.contains("x-coredata://"))
+
+        let inspect = try StrataTool.run("inspect", sqlite)
+        #expect(inspect.status == 0, "\(inspect.errors)")
+        #expect(inspect.output.contains("SQLite (Core Data's format)"))
+        #expect(inspect.output.contains("model: carried in the store's metadata"))
+        #expect(inspect.output.contains("    Book 2\n"), "\(inspect.output)")
+        #expect(inspect.output.contains("SQLite quick check: ok"))
+
+        let verify = try StrataTool.run("verify", sqlite)
+        #expect(verify.status == 0, "\(verify.output)")
+        #expect(verify.output == "\(sqlite): sound (5 objects)\n")
+
+        let query = try StrataTool.run("query", sqlite, "--entity", "Book", "--where", "pages > 400", "--format", "json")
+        #expect(query.status == 0, "\(query.errors)")
+        #expect(query.output.split(separator: "\n").count == 1 && query.output.contains("Emma"))
+    }
+
+    @Test func verifyFindsWhatIsWrongWithASQLiteStore() throws {
+        let directory = try commands.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("library.sqlite").path
+        #expect(try StrataTool.run("import", store, "--model", StoreCommandsTests.model, "--from", StoreCommandsTests.objects).status == 0)
+        // A book pointing at an author that is not there, and a counter below the keys in use:
+        // what a foreign writer could leave.
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        sqlite.arguments = ["python3", "-c", """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            db.execute("UPDATE ZBOOK SET ZAUTHOR = 999 WHERE Z_PK = 1")
+            db.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = 0")
+            db.commit()
+            """, store]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        #expect(sqlite.terminationStatus == 0)
+        let verify = try StrataTool.run("verify", store)
+        #expect(verify.status == 1)
+        #expect(verify.output.contains("1 Book object(s) point at missing objects through ZAUTHOR"), "\(verify.output)")
+        #expect(verify.output.contains("numbers would be handed out twice"), "\(verify.output)")
+
+        // A file that is a database but not a Core Data store.
+        let foreign = directory.appendingPathComponent("foreign.sqlite").path
+        let make = Process()
+        make.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        make.arguments = ["python3", "-c", "import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute('CREATE TABLE T (x)')", foreign]
+        try make.run()
+        make.waitUntilExit()
+        let refused = try StrataTool.run("inspect", foreign)
+        #expect(refused.status != 0)
+        #expect(refused.errors.contains("not a Core Data store"), "\(refused.errors)")
+        #expect(!refused.errors.contains("Fatal error"))
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: sharedStore), "the shared SQLite fixtures are not here"))
+    func aStoreCoreDataWroteIsReadWithTheModelItCarries() throws {
+        let directory = try commands.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: Self.sharedStore + suffix) {
+            try FileManager.default.copyItem(atPath: Self.sharedStore + suffix, toPath: directory.appendingPathComponent("store.sqlite" + suffix).path)
+        }
+        let store = directory.appendingPathComponent("store.sqlite").path
+        let inspect = try StrataTool.run("inspect", store)
+        #expect(inspect.status == 0, "\(inspect.errors)")
+        #expect(inspect.output.contains("written by Core Data framework 1344"))
+        #expect(inspect.output.contains("model: carried in the store (Core Data's Z_MODELCACHE)"))
+        #expect(inspect.output.contains("    Page 4970\n"))
+        let verify = try StrataTool.run("verify", store)
+        #expect(verify.output == "\(store): sound (5468 objects)\n", "\(verify.output)")
+        let query = try StrataTool.run("query", store, "--entity", "Writer", "--sort", "age", "--format", "json")
+        #expect(query.output.split(separator: "\n").count == 2, "\(query.output)")
+    }
+
+    static let sharedStore = StrataTool.packageRoot.deletingLastPathComponent()
+        .appendingPathComponent("shared/fixtures/sqlite/alemar11__CoreDataPlus/Tests/Resources/SampleModel2/Fixtures/SampleModel2_V1.sqlite").path
+}
