@@ -71,6 +71,46 @@ struct CoreDataStoreReadingTests {
         #expect(objectsRead > 0)
     }
 
+    /// Core Data keeps `Book.pagesCount` (derived: `pages.@count`) with triggers that call
+    /// functions of its own: a save through Strata runs them, and the derived value follows.
+    @Test func savesIntoAStoreKeepItsDerivedAttributesByItsTriggers() async throws {
+        let url = try CoreDataStoreReader.copied(Fixtures.sharedSQLiteStores.appendingPathComponent(Self.cachedOnly))
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let model = try SQLiteStore.cachedModel(ofStoreAt: url)
+        func pagesCount(_ bookURI: URL?) async throws -> (URL, Int64, Int) {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+            try await coordinator.addPersistentStore(type: .sqlite, at: url)
+            let id = bookURI.flatMap { coordinator.managedObjectID(forURIRepresentation: $0) }
+            return try await backgroundContext(coordinator).perform { context in
+                var request = FetchRequest<ManagedObject>(entityName: "Book")
+                request.sortDescriptors = [.ascending("title")]
+                let book = try id.map { try context.existingObject(with: $0) } ?? context.fetch(request)[0]
+                let pages = try (book.value(forKey: "pages") as? Set<ManagedObject>)?.count ?? -1
+                return (book.objectID.uriRepresentation(), try book.value(forKey: "pagesCount") as? Int64 ?? -1, pages)
+            }
+        }
+        let (uri, before, pages) = try await pagesCount(nil)
+        #expect(before == Int64(pages))
+
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try await coordinator.addPersistentStore(type: .sqlite, at: url)
+        let bookID = try #require(coordinator.managedObjectID(forURIRepresentation: uri))
+        try await backgroundContext(coordinator).perform { context in
+            let book = try context.existingObject(with: bookID)
+            for number in 1...3 {
+                let page = try context.insertNewObject(forEntityName: "Page")
+                try page.setValue(Int32(9_000 + number), forKey: "number")
+                try page.setPrimitiveValue(.transformable(Data("page \(number)".utf8)), forKey: "content")
+                try page.setValue(book, forKey: "book")
+            }
+            try book.setValue("Renamed by Strata", forKey: "title")
+            try context.save()
+        }
+        let (_, after, pagesAfter) = try await pagesCount(uri)
+        #expect(pagesAfter == pages + 3)
+        #expect(after == before + 3, "the store's triggers counted the new pages")
+    }
+
     struct ObjectRead: Sendable {
         var id: ManagedObjectID
         var attributes: [AttributeValue?]

@@ -45,6 +45,11 @@ package struct CoreDataSQLiteMapping: Sendable {
         package let toOnes: [ToOneColumn]
         package let toManys: [ToManySlot]
 
+        /// The attributes a save writes: all but derived ones, which the store keeps.
+        package var storedAttributes: [AttributeColumn] {
+            attributes.filter { $0.attribute.derivationExpression == nil }
+        }
+
         /// `Z_PK, Z_OPT`, then the attribute columns, then each to-one's key (and entity) column.
         package var selectList: String {
             (["Z_PK", "Z_OPT"] + attributes.map(\.column) + toOnes.flatMap { [$0.column] + ($0.entityColumn.map { [$0] } ?? []) })

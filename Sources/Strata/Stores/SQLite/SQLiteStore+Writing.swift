@@ -96,15 +96,16 @@ extension SQLiteStore {
     }
 
     /// The row's own columns, after `Z_PK, Z_ENT, Z_OPT`: attributes, then each to-one's key
-    /// (and entity) column.
+    /// (and entity) column. Derived attributes are left out: the store keeps them (Core Data's
+    /// triggers do).
     private func columns(of entity: CoreDataSQLiteMapping.Entity) -> [String] {
-        entity.attributes.map(\.column) + entity.toOnes.flatMap { [$0.column] + ($0.entityColumn.map { [$0] } ?? []) }
+        entity.storedAttributes.map(\.column) + entity.toOnes.flatMap { [$0.column] + ($0.entityColumn.map { [$0] } ?? []) }
     }
 
     private func values(of row: Row, entity: CoreDataSQLiteMapping.Entity) -> [SQLiteValue] {
         var values: [SQLiteValue] = []
         values.reserveCapacity(entity.attributes.count + entity.toOnes.count * 2)
-        for attribute in entity.attributes {
+        for attribute in entity.storedAttributes {
             values.append(CoreDataSQLiteValues.encode(row.attributes[attribute.slot], for: attribute.attribute))
         }
         for toOne in entity.toOnes {

@@ -211,9 +211,24 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
                 state.stored = metadata
             } else {
                 try writer.execute("PRAGMA journal_mode = WAL")
+                try registerTriggerFunctions(on: writer)
                 try writeMetadataIfChanged()
             }
         }
+    }
+
+    /// Core Data keeps derived attributes with triggers (`Z_DA_…`) that update the derived column
+    /// in SQL, then call a function of Core Data's (`NSCoreDataDATrigger…`) to tell it the new
+    /// value. The update is all a store needs: the functions are registered as doing nothing, so
+    /// that saves into such a store run its triggers, and derived columns stay Core Data's to
+    /// keep (saves never write them; see ``CoreDataSQLiteMapping``).
+    private func registerTriggerFunctions(on connection: SQLiteConnection) throws {
+        var names: Set<String> = []
+        try connection.statement("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND sql IS NOT NULL").forEachRow { row in
+            guard case .text(let sql) = row.value(0) else { return }
+            for match in sql.matches(of: /(NSCoreData[A-Za-z]+)\s*\(/) { names.insert(String(match.output.1)) }
+        }
+        for name in names.sorted() { try connection.registerNoOpFunction(named: name) }
     }
 
     /// Writes the metadata when it differs from what the file has; inside a save's transaction

@@ -90,6 +90,17 @@ package final class SQLiteConnection: @unchecked Sendable {
     /// The number of rows the last `INSERT`, `UPDATE` or `DELETE` changed.
     package var changes: Int { Int(sqlite3_changes64(handle)) }
 
+    /// Makes `name` an SQL function of any number of arguments that does nothing and returns
+    /// NULL: for the functions Core Data's triggers call to tell Core Data what they changed.
+    package func registerNoOpFunction(named name: String) throws {
+        let result = sqlite3_create_function_v2(
+            handle, name, -1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
+            { context, _, _ in sqlite3_result_null(context) }, nil, nil, nil)
+        guard result == SQLITE_OK else {
+            throw SQLiteError(extendedCode: result, message: "cannot register the SQL function \(name)")
+        }
+    }
+
     /// Changes whenever another connection commits to the database (`PRAGMA data_version`).
     package func dataVersion() throws -> Int64 {
         guard case .integer(let version)? = try scalar("PRAGMA data_version") else { return 0 }
