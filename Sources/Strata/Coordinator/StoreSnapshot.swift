@@ -1,5 +1,4 @@
 import Logging
-import Synchronization
 
 /// One incremental store's part of a generation: the snapshot the store pinned for it, and the
 /// rows read through that snapshot so far, so that an object is read from the store once per
@@ -7,7 +6,7 @@ import Synchronization
 final class StoreSnapshot: Sendable {
     let store: IncrementalStore
     let snapshot: any IncrementalStoreSnapshot
-    private let cache = Mutex<[ManagedObjectID: Row]>([:])
+    private let cache = ThreadLocked<[ManagedObjectID: Row]>([:])
     private static let logger = Logger(label: "strata.store-snapshot")
 
     init(store: IncrementalStore) throws {

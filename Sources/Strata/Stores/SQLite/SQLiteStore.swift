@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 
 /// Core Data's SQLite store, in Core Data's own file format (store type ``StoreType/sqlite``): a
 /// program on Linux opens the `.sqlite` file an iOS or macOS app wrote, and the app opens what
@@ -20,7 +19,7 @@ import Synchronization
 public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
     // Sendable by proof: `writer` and `state` are touched only on the coordinator's serial
     // queue (the add, save and ID calls of the IncrementalStore contract); reads from contexts'
-    // threads go through a snapshot (its own lock) and `watcher` (a Mutex); `mapping`,
+    // threads go through a snapshot (its own lock) and `watcher` (a lock); `mapping`,
     // `pool` and `support` are immutable or Sendable.
 
     /// The connection saves write through; `nil` for a store added read-only.
@@ -28,7 +27,7 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
     let pool: SQLiteConnectionPool
     /// A connection that reads `PRAGMA data_version`, and the value it had when the last
     /// snapshot began: when it moves, another connection has committed since.
-    private let watcher: Mutex<(connection: SQLiteConnection, seen: Int64)>
+    private let watcher: ThreadLocked<(connection: SQLiteConnection, seen: Int64)>
     let mapping: CoreDataSQLiteMapping
     let fileURL: URL
     let logger = Logger(label: "strata.sqlite-store")
@@ -59,7 +58,7 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
                 throw StoreError(.unreadable, file: url, "there is no store to open read-only")
             }
             writer = readOnly ? nil : try SQLiteConnection(url: url, readOnly: false, create: true, busyTimeout: timeout)
-            watcher = Mutex((try SQLiteConnection(url: url, readOnly: true, create: false, busyTimeout: timeout), 0))
+            watcher = ThreadLocked((try SQLiteConnection(url: url, readOnly: true, create: false, busyTimeout: timeout), 0))
         } catch let error as SQLiteError {
             throw error.storeError(file: url)
         }

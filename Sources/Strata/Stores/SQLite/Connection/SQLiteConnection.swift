@@ -7,7 +7,7 @@ import Foundation
 package final class SQLiteConnection: @unchecked Sendable {
     // Sendable by proof: at any moment exactly one owner holds a connection, and each owner
     // serialises its uses — the store's writer (only on the coordinator's serial queue), one
-    // read snapshot (only inside its Mutex), or the pool's idle list (inside its Mutex, where
+    // read snapshot (only inside its lock), or the pool's idle list (inside its lock, where
     // nothing uses it). A connection moves from one owner to the next by `take()` and
     // `giveBack(_:)`, which drop the old owner's reference; no two owners share one.
     private let handle: OpaquePointer

@@ -1,10 +1,9 @@
 import Foundation
-import Synchronization
 
 /// The idle read connections of one database, kept open so that pinning a snapshot costs a
 /// `BEGIN`, not an open and a schema parse.
 package final class SQLiteConnectionPool: Sendable {
-    private let idle = Mutex<[SQLiteConnection]>([])
+    private let idle = ThreadLocked<[SQLiteConnection]>([])
     private let url: URL
     private let busyTimeout: Duration
     /// Idle connections kept beyond this number are closed.

@@ -1,11 +1,10 @@
 import Foundation
-import Synchronization
 
 /// A read transaction held open on one connection: every read through it sees the database as
 /// it was when the transaction began, whatever is committed after (SQLite's WAL mode lets
 /// writers go on meanwhile). Ends, and gives its connection back, when the last reference goes.
 package final class SQLiteReadSnapshot: Sendable {
-    private let connection: Mutex<SQLiteConnection?>
+    private let connection: ThreadLocked<SQLiteConnection?>
     private let pool: SQLiteConnectionPool
 
     /// Begins a read transaction on a connection from `pool` and reads once, which is what
@@ -19,7 +18,7 @@ package final class SQLiteReadSnapshot: Sendable {
             try? connection.execute("ROLLBACK")
             throw error
         }
-        self.connection = Mutex(connection)
+        self.connection = ThreadLocked(connection)
         self.pool = pool
     }
 
