@@ -55,6 +55,36 @@ import Testing
         }
     }
 
+    /// A fault whose object another context deleted reads as Core Data's
+    /// `shouldDeleteInaccessibleFaults` has it: defaults, and zero values where the model has no
+    /// default, so that a typed non-optional property does not trap; changing it and saving is
+    /// a conflict, not a write.
+    @Test(arguments: StoreKind.queryable)
+    func aFaultTheStoreCannotGiveReadsAsDefaults(_ kind: StoreKind) async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
+        let reader = backgroundContext(coordinator)
+        let id = try await reader.perform { context in
+            let author = try Author(context: context)
+            author.name = "Gone"
+            try context.save()
+            context.refresh(author, mergeChanges: false)
+            return author.objectID
+        }
+        try await backgroundContext(coordinator).perform { context in
+            context.delete(try context.existingObject(with: id))
+            try context.save()
+        }
+        try await reader.perform { context in
+            context.refreshAllObjects()
+            let author = try #require(context.registeredObject(for: id) as? Author)
+            #expect(author.isFault)
+            #expect(author.name == "")
+            #expect(author.books.isEmpty)
+            author.name = "Back"
+            #expect(throws: PersistenceError.self) { try context.save() }
+        }
+    }
+
     @Test func resetLetsEveryObjectGo() async throws {
         let coordinator = try await makeCoordinator(libraryModel())
         try await backgroundContext(coordinator).perform { context in

@@ -111,9 +111,18 @@ final class ObjectGraph {
     }
 
     /// Loads a fault's values from the pinned generation.
+    ///
+    /// A fault the store cannot fulfil (the object is gone, or a damaged store cannot give its
+    /// row) is handled as Core Data's `shouldDeleteInaccessibleFaults`, its default, handles it:
+    /// the error is logged and the object reads as its entity's default values, with the zero
+    /// value of its type where the model gives none (so that a typed non-optional property
+    /// reads `""` or `0` instead of trapping). It has no stored version, so a save that changes
+    /// it meets a conflict.
     func fulfillFault(_ object: ManagedObject) {
         guard let row = storedRow(for: object.objectID) else {
-            logger.error("cannot fulfil a fault: the object is not in the store", metadata: ["object": "\(object.objectID)"])
+            logger.error("cannot fulfil a fault: the store does not give the object", metadata: ["object": "\(object.objectID)"])
+            object.storage = Row(inaccessibleFor: object.layout)
+            object.isFault = false
             return
         }
         object.storage = row

@@ -21,6 +21,15 @@ package struct Row: Sendable, Hashable {
         relationships = layout.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
         version = 0
     }
+
+    /// What an object the store cannot give reads as: its defaults, and for a non-optional
+    /// attribute without one, the zero value of its type.
+    init(inaccessibleFor layout: EntityLayout) {
+        self.init(emptyFor: layout)
+        for (index, attribute) in layout.attributes.enumerated() where attributes[index] == nil && !attribute.isOptional {
+            attributes[index] = AttributeValue.zero(of: attribute.type)
+        }
+    }
 }
 
 /// The objects at the other end of one relationship of one object.

@@ -43,6 +43,27 @@ public enum AttributeValue: Sendable, Hashable {
         }
     }
 
+    /// The zero value of a type (`0`, `""`, `false`, the reference date, empty data, the nil
+    /// UUID): what an object the store cannot give reads as where its model has no default.
+    /// `nil` for types with no zero (object IDs, URIs, undefined and composite attributes).
+    static func zero(of type: AttributeType) -> AttributeValue? {
+        switch type {
+        case .integer16: .integer16(0)
+        case .integer32: .integer32(0)
+        case .integer64: .integer64(0)
+        case .decimal: .decimal(0)
+        case .double: .double(0)
+        case .float: .float(0)
+        case .string: .string("")
+        case .boolean: .boolean(false)
+        case .date: .date(Date(timeIntervalSinceReferenceDate: 0))
+        case .binaryData: .binaryData(Data())
+        case .uuid: .uuid(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+        case .transformable: .transformable(Data())
+        case .uri, .objectID, .undefined, .composite: nil
+        }
+    }
+
     /// The value as a Swift value, as `value(forKey:)` returns it.
     public var anyValue: any Sendable {
         switch self {

@@ -20,6 +20,10 @@ package struct CoreDataSQLiteMapping: Sendable {
         /// `Z_FOK_REL`: this row's position in the target's ordered to-many (the inverse).
         package let orderColumn: String?
         package let destination: String
+        package let destinationTable: String
+        /// The entity numbers a target may have: the destination's and its subentities'
+        /// (consecutive, §1).
+        package let destinationNumbers: ClosedRange<Int>
     }
 
     package enum ToMany: Sendable {
@@ -50,10 +54,20 @@ package struct CoreDataSQLiteMapping: Sendable {
             attributes.filter { $0.attribute.derivationExpression == nil }
         }
 
-        /// `Z_PK, Z_OPT`, then the attribute columns, then each to-one's key (and entity) column.
-        package var selectList: String {
-            (["Z_PK", "Z_OPT"] + attributes.map(\.column) + toOnes.flatMap { [$0.column] + ($0.entityColumn.map { [$0] } ?? []) })
-                .joined(separator: ", ")
+        /// The rows of the entity that `condition` (on the table as `t`) selects: `Z_PK, Z_OPT`,
+        /// then the attribute columns, then for each to-one its key and the `Z_ENT` of the row
+        /// it names, looked up in the destination's table. The lookup is what tells a key to
+        /// an object the store does not hold (a damaged file) from one it does, so that reading
+        /// one gives an error rather than a fault nothing can fulfil; and it gives the target's
+        /// own entity, whatever the `Z<n>_` column says.
+        package func select(where condition: String) -> String {
+            var columns = ["t.Z_PK", "t.Z_OPT"] + attributes.map { "t.\($0.column)" }
+            var joins: [String] = []
+            for (index, toOne) in toOnes.enumerated() {
+                columns += ["t.\(toOne.column)", "d\(index).Z_ENT"]
+                joins.append("LEFT JOIN \(toOne.destinationTable) d\(index) ON d\(index).Z_PK = t.\(toOne.column)")
+            }
+            return "SELECT \(columns.joined(separator: ", ")) FROM \(table) t \(joins.joined(separator: " ")) WHERE \(condition)"
         }
     }
 
@@ -85,6 +99,9 @@ package struct CoreDataSQLiteMapping: Sendable {
             }
             return entity
         }
+        func hierarchySize(_ entity: String) -> Int {
+            model.layout(for: entity)?.hierarchyNames.count ?? 1
+        }
         func column(in table: String, where matches: (CoreDataSQLiteSchema.Column.Role) -> Bool) -> String? {
             tables[table]?.columns.first { matches($0.role) }?.name
         }
@@ -110,7 +127,8 @@ package struct CoreDataSQLiteMapping: Sendable {
                             slot: slot, column: key,
                             entityColumn: column(in: own.table, where: { $0 == .foreignEntity(entity: owner, relationship: relationship.name) }),
                             orderColumn: column(in: own.table, where: { $0 == .foreignOrder(entity: owner, relationship: relationship.name) }),
-                            destination: relationship.destinationEntityName))
+                            destination: relationship.destinationEntityName, destinationTable: destination.table,
+                            destinationNumbers: destination.number...(destination.number + max(0, hierarchySize(relationship.destinationEntityName) - 1))))
                     continue
                 }
                 guard let inverseName = relationship.inverseName,

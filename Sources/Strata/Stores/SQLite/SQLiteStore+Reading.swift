@@ -15,7 +15,7 @@ extension SQLiteStore {
         return try sqlite {
             try snapshot.read { connection in
                 var row: Row?
-                let select = try connection.statement("SELECT \(entity.selectList) FROM \(entity.table) WHERE Z_PK = ? AND Z_ENT = ?")
+                let select = try connection.statement(entity.select(where: "t.Z_PK = ? AND t.Z_ENT = ?"))
                 try select.forEachRow([.integer(reference), .integer(Int64(entity.number))]) { statement in
                     row = try decode(statement, entity: entity).row
                 }
@@ -33,7 +33,7 @@ extension SQLiteStore {
         return try sqlite {
             try snapshot.read { connection in
                 var rows: [(reference: Int64, row: Row)] = []
-                let select = try connection.statement("SELECT \(entity.selectList) FROM \(entity.table) WHERE Z_ENT = ?")
+                let select = try connection.statement(entity.select(where: "t.Z_ENT = ?"))
                 try select.forEachRow([.integer(Int64(entity.number))]) { statement in
                     rows.append(try decode(statement, entity: entity))
                 }
@@ -78,8 +78,11 @@ extension SQLiteStore {
 
     // MARK: Decoding
 
-    /// The row a `SELECT` of ``CoreDataSQLiteMapping/Entity/selectList`` stands on, its to-many
+    /// The row a ``CoreDataSQLiteMapping/Entity/select(where:)`` stands on, its to-many
     /// relationships still empty.
+    ///
+    /// - Throws: ``StoreError`` `.danglingReference` for a to-one key naming no object of its
+    ///   destination (the file is damaged), `.corruptFile` for a value that does not fit its type.
     private func decode(_ statement: SQLiteStatement, entity: CoreDataSQLiteMapping.Entity) throws -> (reference: Int64, row: Row) {
         let reference = statement.int64(0)
         var row = Row(emptyFor: entity.layout)
@@ -95,14 +98,18 @@ extension SQLiteStore {
             column += 1
         }
         for toOne in entity.toOnes {
-            let key = statement.isNull(column) ? nil : statement.int64(column)
-            column += 1
-            var destination = toOne.destination
-            if toOne.entityColumn != nil {
-                if !statement.isNull(column), let name = mapping.entityNames[Int(statement.int64(column))] { destination = name }
-                column += 1
+            defer { column += 2 }
+            guard !statement.isNull(column) else { continue }
+            let key = statement.int64(column)
+            let number = statement.isNull(column + 1) ? nil : Int(statement.int64(column + 1))
+            guard let number, toOne.destinationNumbers.contains(number), let destination = mapping.entityNames[number] else {
+                throw StoreError(
+                    .danglingReference, file: fileURL,
+                    "\(entity.layout.name) p\(reference) points at \(toOne.destination) p\(key) through \(toOne.column), "
+                        + (number == nil ? "which the store does not hold" : "but that row is of entity \(number ?? 0)")
+                        + ": the file is damaged; restore it from a backup")
             }
-            row.relationships[toOne.slot] = .toOne(key.map { objectID(entity: destination, reference: $0) })
+            row.relationships[toOne.slot] = .toOne(objectID(entity: destination, reference: key))
         }
         return (reference, row)
     }

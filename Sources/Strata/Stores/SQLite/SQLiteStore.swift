@@ -22,12 +22,12 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
     // threads go through a snapshot (its own lock) and `watcher` (a lock); `mapping`,
     // `pool` and `support` are immutable or Sendable.
 
-    /// The connection saves write through; `nil` for a store added read-only.
-    let writer: SQLiteConnection?
+    /// The connection saves write through; `nil` for a store added read-only, and once removed.
+    private(set) var writer: SQLiteConnection?
     let pool: SQLiteConnectionPool
     /// A connection that reads `PRAGMA data_version`, and the value it had when the last
     /// snapshot began: when it moves, another connection has committed since.
-    private let watcher: ThreadLocked<(connection: SQLiteConnection, seen: Int64)>
+    private let watcher: ThreadLocked<(connection: SQLiteConnection?, seen: Int64)>
     let mapping: CoreDataSQLiteMapping
     let fileURL: URL
     let logger = Logger(label: "strata.sqlite-store")
@@ -78,6 +78,7 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
     /// - Throws: ``StoreError``: `.notAStore` for a file that is not SQLite, or SQLite without
     ///   Core Data's tables; `.corruptFile` for metadata that cannot be read.
     public override func loadMetadata() throws {
+        try Self.checkHeader(of: fileURL)
         let metadata = try sqlite { try Self.readMetadata(from: writer ?? pool.take(), file: fileURL) }
         guard let metadata else {
             state.isNew = true
@@ -91,6 +92,7 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw StoreError(.unreadable, file: url, "there is no store at this path")
         }
+        try checkHeader(of: url)
         do {
             let connection = try SQLiteConnection(url: url, readOnly: true, create: false, busyTimeout: defaultTimeout)
             guard let metadata = try readMetadata(from: connection, file: url) else {
@@ -138,6 +140,37 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
                 "the store carries no model (Z_MODELCACHE is empty or missing): open it with the model that wrote it")
         }
         return try CoreDataModelCache.model(fromDeflated: data)
+    }
+
+    /// Refuses a file that is neither empty (a new store) nor a whole SQLite header: SQLite itself
+    /// would take a file cut short in its first page for an empty database, and the store would
+    /// then write a new schema over what is left of it.
+    static func checkHeader(of url: URL) throws {
+        guard let handle = FileHandle(forReadingAtPath: url.path) else { return }  // SQLite says why
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 100)) ?? Data()
+        guard !header.isEmpty else { return }
+        guard header.count == 100, header.prefix(16) == Data("SQLite format 3\u{0}".utf8) else {
+            throw StoreError(
+                .notAStore, file: url, offset: 0,
+                header.count < 100 && header.prefix(min(header.count, 16)) == Data("SQLite format 3\u{0}".utf8).prefix(min(header.count, 16))
+                    ? "the file is cut short: \(header.count) bytes, less than a SQLite database's header"
+                    : "the file is not a SQLite database (its first bytes are not SQLite's)")
+        }
+        // A database file is whole pages, as many as its header says when that count is valid
+        // (its "version valid for" matches the change counter): SQLite reads a page cut short
+        // as zeros, so a file cut anywhere past its first page must be caught here.
+        func bigEndian(_ range: Range<Int>) -> Int { header[range].reduce(0) { $0 << 8 | Int($1) } }
+        let pageSize = bigEndian(16..<18) == 1 ? 65_536 : bigEndian(16..<18)
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+        let pages = bigEndian(28..<32)
+        let headerCountIsValid = pages > 0 && bigEndian(92..<96) == bigEndian(24..<28)
+        if pageSize >= 512, size % pageSize != 0 || (headerCountIsValid && pages * pageSize > size) {
+            throw StoreError(
+                .truncated, file: url, offset: size,
+                "the file is cut short: \(size) bytes, not the \(headerCountIsValid ? pages : size / pageSize + 1) whole pages of "
+                    + "\(pageSize) bytes its header promises; restore it from a backup")
+        }
     }
 
     /// The store's metadata, or `nil` for a database with no tables at all (a new store).
@@ -243,7 +276,11 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         state.stored = metadata
     }
 
+    /// Closes the writer and the idle connections: the file is the store's no longer. Contexts
+    /// still pinned to a generation of the store keep their snapshots until they move on.
     override func didRemove() {
+        writer = nil
+        watcher.withLock { $0.connection = nil }
         pool.drain()
     }
 
@@ -253,13 +290,13 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         try sqlite {
             // The version is read before the snapshot begins: a commit between the two shows
             // in the snapshot and moves the version again, so it is never missed.
-            try watcher.withLock { $0.seen = try $0.connection.dataVersion() }
+            try watcher.withLock { $0.seen = try $0.connection?.dataVersion() ?? $0.seen }
             return try SQLiteReadSnapshot(pool: pool)
         }
     }
 
     override var hasOutsideChanges: Bool {
-        (try? watcher.withLock { try $0.connection.dataVersion() != $0.seen }) ?? false
+        (try? watcher.withLock { watcher in try watcher.connection.map { try $0.dataVersion() != watcher.seen } ?? false }) ?? false
     }
 
     // MARK: Permanent IDs
