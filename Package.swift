@@ -75,6 +75,12 @@ let package = Package(
             dependencies: ["Strata"],
             path: "Samples/JSONLinesStore"
         ),
+        // A user's own incremental store: one JSON file per object in a folder.
+        .target(
+            name: "DirectoryStore",
+            dependencies: ["Strata"],
+            path: "Samples/DirectoryStore"
+        ),
         .executableTarget(
             name: "LibraryDemo",
             dependencies: ["Strata"],
@@ -96,7 +102,7 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: [
-                "Strata", "JSONLinesStore", "StrataTestSupport",
+                "Strata", "JSONLinesStore", "DirectoryStore", "StrataTestSupport",
                 // Tests recompute Core Data's hashes from the rules' bytes, independently of Strata.
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

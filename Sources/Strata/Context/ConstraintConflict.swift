@@ -8,6 +8,12 @@ public struct ConstraintConflict: Sendable, Hashable, CustomStringConvertible {
     /// The object already in the store with those values, if the clash is with one.
     public let storeObjectID: ManagedObjectID?
 
+    public init(constraint: [String], conflictingObjectIDs: [ManagedObjectID], storeObjectID: ManagedObjectID?) {
+        self.constraint = constraint
+        self.conflictingObjectIDs = conflictingObjectIDs
+        self.storeObjectID = storeObjectID
+    }
+
     public var description: String {
         "(\(constraint.joined(separator: ", "))) is not unique: \(conflictingObjectIDs.map(\.description).joined(separator: ", "))"
             + (storeObjectID.map { " and the stored \($0)" } ?? "")

@@ -50,7 +50,9 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
     /// For a constraint conflict: each constraint broken, and by which objects.
     public var constraintConflicts: [ConstraintConflict] = []
 
-    init(
+    /// An error of `code` about `objectIDs`: what a store of your own (an ``IncrementalStore``
+    /// subclass) throws, such as `.conflict` for objects another save changed since they were read.
+    public init(
         _ code: Code, objectIDs: [ManagedObjectID] = [], _ message: String, conflicts: [MergeConflict] = [],
         constraintConflicts: [ConstraintConflict] = []
     ) {

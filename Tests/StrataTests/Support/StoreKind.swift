@@ -1,12 +1,13 @@
+import DirectoryStore
 import Foundation
 import JSONLinesStore
 import Strata
 import Testing
 
-/// The store types the conformance suite runs over: Strata's in-memory, binary and SQLite stores
-/// and the sample's JSON-lines atomic store.
+/// The store types the conformance suite runs over: Strata's in-memory, binary and SQLite stores,
+/// and the samples' stores of a user's own: JSON lines (atomic) and a directory (incremental).
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case inMemory, binary, sqlite, jsonLines
+    case inMemory, binary, sqlite, jsonLines, directory
 
     var testDescription: String { rawValue }
 
@@ -16,6 +17,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case .binary: .binary
         case .sqlite: .sqlite
         case .jsonLines: JSONLinesStore.storeType
+        case .directory: DirectoryStore.storeType
         }
     }
 
@@ -40,6 +42,7 @@ struct StoreUnderTest {
 
     init(_ kind: StoreKind, model: ManagedObjectModel) async throws {
         JSONLinesStore.register()
+        DirectoryStore.register()
         self.kind = kind
         self.model = model
         directory = try Fixtures.temporaryDirectory()
