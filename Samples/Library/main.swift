@@ -1,6 +1,7 @@
 // The Strata demo: a small library catalogue, run through the whole stack.
 //
-// It defines a model in Swift, opens a container on a binary store file, imports an embedded
+// It defines a model in Swift, opens a container on its store file (SQLite, Core Data's format,
+// as a container's default; a path ending in .store makes it Strata's binary store), imports an embedded
 // catalogue from four background contexts at once, reads it from the main-queue context,
 // resolves an object URI, shows a save conflict being caught and merged, deletes with a
 // cascade rule, and reopens the file in a new container to show that everything was saved.
@@ -11,10 +12,11 @@ import Strata
 
 let storeURL = CommandLine.arguments.count > 1
     ? URL(fileURLWithPath: CommandLine.arguments[1])
-    : FileManager.default.temporaryDirectory.appendingPathComponent("strata-demo-\(UUID().uuidString)/Library.store")
+    : FileManager.default.temporaryDirectory.appendingPathComponent("strata-demo-\(UUID().uuidString)/Library.sqlite")
+let storeType: StoreType = storeURL.pathExtension == "store" ? .binary : .sqlite
 let model = try LibraryModel.make()
 let container = PersistentContainer(name: "Library", managedObjectModel: model)
-container.persistentStoreDescriptions = [PersistentStoreDescription(type: .binary, url: storeURL)]
+container.persistentStoreDescriptions = [PersistentStoreDescription(type: storeType, url: storeURL)]
 let stores = try await container.loadPersistentStores()
 print("Opened \(stores.map(\.description).joined(separator: ", "))")
 
@@ -101,12 +103,15 @@ print("Deleted Charles Dickens and, by cascade, his books: \(remaining.0) author
 // 6. A new container on the same file finds every saved object, with its relationships.
 if let store = stores.first { try await container.persistentStoreCoordinator.removePersistentStore(store) }
 let reopened = PersistentContainer(name: "Library", managedObjectModel: model)
-reopened.persistentStoreDescriptions = [PersistentStoreDescription(type: .binary, url: storeURL)]
+reopened.persistentStoreDescriptions = [PersistentStoreDescription(type: storeType, url: storeURL)]
 try await reopened.loadPersistentStores()
 let reread = try await reopened.viewContext.perform { context in
     var request = FetchRequest<Author>()
     request.sortDescriptors = [.ascending("name")]
     return try context.fetch(request).map { "\($0.name) (\($0.books.count) books)" }
 }
-let size = (try FileManager.default.attributesOfItem(atPath: storeURL.path)[.size] as? Int) ?? 0
-print("Reopened \(storeURL.path) (\(size) bytes, LZ4-compressed): \(reread.joined(separator: ", "))")
+// (A SQLite store's latest pages may still be in its write-ahead log beside it.)
+let size = ["", "-wal"].reduce(0) { total, suffix in
+    total + (((try? FileManager.default.attributesOfItem(atPath: storeURL.path + suffix)[.size]) as? Int) ?? 0)
+}
+print("Reopened the \(storeType) store \(storeURL.path) (\(size) bytes): \(reread.joined(separator: ", "))")
