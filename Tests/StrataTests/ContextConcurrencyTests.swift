@@ -10,8 +10,9 @@ import Testing
         return key
     }()
 
-    @Test func privateAndMainQueueContextsWorkFromAsyncCode() async throws {
-        let coordinator = try await makeCoordinator(libraryModel())
+    @Test(arguments: StoreKind.queryable)
+    func privateAndMainQueueContextsWorkFromAsyncCode(_ kind: StoreKind) async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
         let main = ManagedObjectContext(concurrencyType: .mainQueue, persistentStoreCoordinator: coordinator)
         let background = backgroundContext(coordinator)
 
@@ -31,8 +32,9 @@ import Testing
         #expect(!onBackgroundMain)
     }
 
-    @Test func mainQueueContextSharesTheMainActor() async throws {
-        let coordinator = try await makeCoordinator(libraryModel())
+    @Test(arguments: StoreKind.queryable)
+    func mainQueueContextSharesTheMainActor(_ kind: StoreKind) async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
         let main = ManagedObjectContext(concurrencyType: .mainQueue, persistentStoreCoordinator: coordinator)
         let count = try await MainActor.run {
             try main.performAndWait { context in
@@ -45,8 +47,9 @@ import Testing
         #expect(count == 1)
     }
 
-    @Test func performAndWaitNestedOnItsOwnQueueDoesNotDeadlock() async throws {
-        let coordinator = try await makeCoordinator(libraryModel())
+    @Test(arguments: StoreKind.queryable)
+    func performAndWaitNestedOnItsOwnQueueDoesNotDeadlock(_ kind: StoreKind) async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
         let context = backgroundContext(coordinator)
         let depth = try context.performAndWait { outer in
             try outer.performAndWait { inner in
@@ -62,8 +65,9 @@ import Testing
         #expect(fromAsync == 1)
     }
 
-    @Test func theSecondOfTwoConflictingSavesFailsAndNothingIsLost() async throws {
-        let coordinator = try await makeCoordinator(libraryModel())
+    @Test(arguments: StoreKind.queryable)
+    func theSecondOfTwoConflictingSavesFailsAndNothingIsLost(_ kind: StoreKind) async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
         let id = try await backgroundContext(coordinator).perform { context in
             let book = try Book(context: context)
             book.title = "Draft"
@@ -106,8 +110,9 @@ import Testing
         #expect(stored == "First 200")
     }
 
-    @Test func deletingAnObjectAnotherContextChangedConflicts() async throws {
-        let coordinator = try await makeCoordinator(libraryModel())
+    @Test(arguments: StoreKind.queryable)
+    func deletingAnObjectAnotherContextChangedConflicts(_ kind: StoreKind) async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
         let id = try await backgroundContext(coordinator).perform { context in
             let tag = try Tag(context: context)
             tag.label = "a"
@@ -127,8 +132,9 @@ import Testing
         #expect(error?.code == .conflict)
     }
 
-    @Test func manyContextsInsertingAtOnceLoseNothing() async throws {
-        let coordinator = try await makeCoordinator(libraryModel())
+    @Test(arguments: StoreKind.queryable)
+    func manyContextsInsertingAtOnceLoseNothing(_ kind: StoreKind) async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0..<8 {
                 group.addTask {

@@ -96,3 +96,37 @@ import Testing
         #expect(schema.tables.first?.columns.contains { $0.name == "Z_FOK_PARENT" } == true)
     }
 }
+
+/// What Strata writes: a new SQLite store for the model of each real store has that store's
+/// schema, table for table and index for index, its entity rows, and metadata Python's
+/// `plistlib` reads with Core Data's keys.
+@Suite(.enabled(if: Fixtures.canReadSharedSQLiteStores, "the shared SQLite fixtures (or python3) are not here"))
+struct CoreDataSQLiteWrittenSchemaTests {
+    @Test(arguments: CoreDataSQLiteSchemaTests.stores)
+    func aStoreStrataCreatesHasTheSchemaCoreDataCreated(_ store: String) async throws {
+        let original = Fixtures.sharedSQLiteStores.appendingPathComponent(store)
+        let model = try ManagedObjectModel(coreDataModelCache: try CoreDataStoreReader.modelCache(ofStoreAt: original))
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Written.sqlite")
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        let added = try await coordinator.addPersistentStore(type: .sqlite, at: url)
+        try await coordinator.removePersistentStore(added)
+
+        let real = try CoreDataStoreReader.schema(ofStoreAt: original)
+        let written = try CoreDataStoreReader.schema(ofStoreAt: url)
+        func coreDatas(_ schema: CoreDataStoreReader.Schema) -> Set<String> {
+            Set(schema.objects.filter { $0.type != "trigger" && !$0.name.hasPrefix("A") && !$0.name.hasPrefix("Z_TRANSACTION") }.map(\.sql))
+        }
+        #expect(coreDatas(written) == coreDatas(real), "\(store)")
+        #expect(written.entities.map(\.number) == real.entities.map(\.number))
+        #expect(written.entities.map(\.super) == real.entities.map(\.super))
+
+        let metadata = try CoreDataStoreReader.metadata(ofStoreAt: url)
+        #expect(metadata.hashes == (try CoreDataStoreReader.metadata(ofStoreAt: original)).hashes, "Core Data's hashes, under its key")
+        let plist = try CoreDataStoreReader.readPlist(try CoreDataStoreReader.metadataPlist(ofStoreAt: url).plist)
+        #expect(plist["NSStoreType"] as? String == "SQLite")
+        #expect(plist["NSStoreModelVersionHashesVersion"] as? Int == 3)
+        #expect(plist["_NSAutoVacuumLevel"] as? String == "2")
+    }
+}

@@ -6,8 +6,10 @@ import Testing
 @Suite struct MergePolicyTests {
     /// Saves "Draft"/100 pages/tag "a"; context A then saves title "A" and pages 111; context B,
     /// which read the original, changes title to "B" and adds 1 to pages... then saves under `policy`.
-    static func conflict(under policy: MergePolicy, deleteFirst: Bool = false) async throws -> (Result<String, PersistenceError>, String) {
-        let coordinator = try await makeCoordinator(libraryModel())
+    static func conflict(
+        under policy: MergePolicy, deleteFirst: Bool = false, _ kind: StoreKind
+    ) async throws -> (Result<String, PersistenceError>, String) {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
         let id = try await backgroundContext(coordinator).perform { context in
             let book = try Book(context: context)
             book.title = "Draft"
@@ -46,8 +48,9 @@ import Testing
         return (result, stored)
     }
 
-    @Test func errorReportsEveryConflictWithBothSides() async throws {
-        let (result, stored) = try await Self.conflict(under: .error)
+    @Test(arguments: StoreKind.queryable)
+    func errorReportsEveryConflictWithBothSides(_ kind: StoreKind) async throws {
+        let (result, stored) = try await Self.conflict(under: .error, kind)
         guard case .failure(let error) = result else {
             Issue.record("the save should have failed")
             return
@@ -68,9 +71,11 @@ import Testing
         (MergePolicy.rollback, "A 111"),
     ])
     func policiesResolveAsCoreDataDoes(_ policy: MergePolicy, _ expected: String) async throws {
-        let (result, stored) = try await Self.conflict(under: policy)
-        #expect((try? result.get()) == "saved")
-        #expect(stored == expected)
+        for kind in StoreKind.queryable {
+            let (result, stored) = try await Self.conflict(under: policy, kind)
+            #expect((try? result.get()) == "saved", "\(kind)")
+            #expect(stored == expected, "\(kind)")
+        }
     }
 
     @Test(arguments: [
@@ -80,15 +85,18 @@ import Testing
         (MergePolicy.rollback, "deleted"),
     ])
     func aChangeToAnObjectTheOtherSaveDeleted(_ policy: MergePolicy, _ expected: String) async throws {
-        let (result, stored) = try await Self.conflict(under: policy, deleteFirst: true)
-        #expect((try? result.get()) == "saved")
-        #expect(stored == expected)
+        for kind in StoreKind.queryable {
+            let (result, stored) = try await Self.conflict(under: policy, deleteFirst: true, kind)
+            #expect((try? result.get()) == "saved", "\(kind)")
+            #expect(stored == expected, "\(kind)")
+        }
     }
 
     /// New objects whose save failed got permanent IDs, and get fresh ones when the save is
     /// tried again: their relationships to each other must follow to the new IDs.
-    @Test func newObjectsKeepTheirLinksWhenASaveIsTriedAgain() async throws {
-        let coordinator = try await makeCoordinator(libraryModel())
+    @Test(arguments: StoreKind.queryable)
+    func newObjectsKeepTheirLinksWhenASaveIsTriedAgain(_ kind: StoreKind) async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
         let id = try await backgroundContext(coordinator).perform { context in
             let book = try Book(context: context)
             book.title = "Draft"
@@ -178,8 +186,9 @@ import Testing
     /// Under the rollback policy A's change to the book is thrown away: the author it gave
     /// the book to must let it go too, or the store would hold an author listing a book that
     /// points elsewhere.
-    @Test func aRolledBackLinkIsUndoneOnTheOtherSide() async throws {
-        let coordinator = try await makeCoordinator(libraryModel())
+    @Test(arguments: StoreKind.queryable)
+    func aRolledBackLinkIsUndoneOnTheOtherSide(_ kind: StoreKind) async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
         let (bookID, authorID) = try await backgroundContext(coordinator).perform { context in
             let book = try Book(context: context)
             book.title = "Draft"
@@ -212,8 +221,9 @@ import Testing
     /// Two contexts under object trump change a book another save deletes. The first writes
     /// it back; the second then meets an object that exists again, and saves over it as an
     /// update rather than failing to insert it twice.
-    @Test func twoContextsWriteBackTheSameDeletedObject() async throws {
-        let coordinator = try await makeCoordinator(libraryModel())
+    @Test(arguments: StoreKind.queryable)
+    func twoContextsWriteBackTheSameDeletedObject(_ kind: StoreKind) async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
         let id = try await backgroundContext(coordinator).perform { context in
             let book = try Book(context: context)
             book.title = "Draft"

@@ -4,8 +4,9 @@ import StrataTestSupport
 import Testing
 
 @Suite struct NotificationTests {
-    @Test func savesAreAnnouncedOnTheCoordinatorTheContextAndNotificationCenter() async throws {
-        let coordinator = try await makeCoordinator(libraryModel())
+    @Test(arguments: StoreKind.queryable)
+    func savesAreAnnouncedOnTheCoordinatorTheContextAndNotificationCenter(_ kind: StoreKind) async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
         let context = backgroundContext(coordinator)
         var coordinatorSaves = coordinator.didSaveNotifications.makeAsyncIterator()
         var contextSaves = context.didSaveNotifications.makeAsyncIterator()
@@ -38,8 +39,9 @@ import Testing
         #expect(note.1 == [id])
     }
 
-    @Test func mergingASaveBringsItsChangesIn() async throws {
-        let coordinator = try await makeCoordinator(libraryModel())
+    @Test(arguments: StoreKind.queryable)
+    func mergingASaveBringsItsChangesIn(_ kind: StoreKind) async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
         let (keepID, dropID) = try await backgroundContext(coordinator).perform { context in
             let keep = try Tag(context: context)
             keep.label = "old"
@@ -75,8 +77,9 @@ import Testing
     /// A context gives a book to an author it has just inserted; another save deletes the book.
     /// Merging that save takes the book out of the new author too, and the context's save
     /// then stores an author without books rather than failing on a book that is gone.
-    @Test func mergingADeletionLetsGoOfItsLinks() async throws {
-        let coordinator = try await makeCoordinator(libraryModel())
+    @Test(arguments: StoreKind.queryable)
+    func mergingADeletionLetsGoOfItsLinks(_ kind: StoreKind) async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
         let bookID = try await backgroundContext(coordinator).perform { context in
             let book = try Book(context: context)
             book.title = "Gone"
@@ -110,8 +113,9 @@ import Testing
         #expect(stored == ["New: 0"])
     }
 
-    @Test func aContextCanMergeEverySaveAutomatically() async throws {
-        let coordinator = try await makeCoordinator(libraryModel())
+    @Test(arguments: StoreKind.queryable)
+    func aContextCanMergeEverySaveAutomatically(_ kind: StoreKind) async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
         let view = ManagedObjectContext(concurrencyType: .mainQueue, persistentStoreCoordinator: coordinator)
         let id = try await backgroundContext(coordinator).perform { context in
             let tag = try Tag(context: context)
@@ -136,8 +140,9 @@ import Testing
         #expect(label == "after")
     }
 
-    @Test func aLongReadSeesOneGenerationUntilItAsksForTheCurrentOne() async throws {
-        let coordinator = try await makeCoordinator(libraryModel())
+    @Test(arguments: StoreKind.queryable)
+    func aLongReadSeesOneGenerationUntilItAsksForTheCurrentOne(_ kind: StoreKind) async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
         let reader = backgroundContext(coordinator)
         let first = try await reader.perform { context in
             _ = try context.count(for: FetchRequest<Tag>())
@@ -162,8 +167,9 @@ import Testing
         #expect(error?.code == .unavailableGeneration)
     }
 
-    @Test func performHonoursCancellationBeforeTheBlockStarts() async throws {
-        let coordinator = try await makeCoordinator(libraryModel())
+    @Test(arguments: StoreKind.queryable)
+    func performHonoursCancellationBeforeTheBlockStarts(_ kind: StoreKind) async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
         let context = backgroundContext(coordinator)
         let ran = Locked(false)
         let task = Task {

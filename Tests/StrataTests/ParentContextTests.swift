@@ -4,8 +4,9 @@ import Testing
 
 /// Child contexts read their parent, unsaved changes included, and save into it.
 @Suite struct ParentContextTests {
-    @Test func aChildSavesIntoItsParentAndTheParentSavesToTheStore() async throws {
-        let coordinator = try await makeCoordinator(libraryModel())
+    @Test(arguments: StoreKind.queryable)
+    func aChildSavesIntoItsParentAndTheParentSavesToTheStore(_ kind: StoreKind) async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
         let parent = backgroundContext(coordinator)
         let austenID = try await parent.perform { context in
             let austen = try Author(context: context)
@@ -47,8 +48,9 @@ import Testing
         #expect(books == ["Emma by J. Austen"])
     }
 
-    @Test func aChildsDeleteAndFetchFollowTheParent() async throws {
-        let coordinator = try await makeCoordinator(libraryModel())
+    @Test(arguments: StoreKind.queryable)
+    func aChildsDeleteAndFetchFollowTheParent(_ kind: StoreKind) async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
         try await backgroundContext(coordinator).perform { context in
             for label in ["a", "b", "c"] { try Tag(context: context).label = label }
             try context.save()

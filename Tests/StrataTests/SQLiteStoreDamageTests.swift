@@ -79,6 +79,23 @@ import Testing
         }
     }
 
+    /// Core Data keeps a to-many without an inverse in a hidden column whose name is not known
+    /// yet: such a model is refused with a typed error before any file is made.
+    @Test func aModelTheStoreCannotHoldYetIsRefusedBeforeAnyFileIsMade() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let model = try ManagedObjectModel {
+            EntityDescription("Folder") { RelationshipDescription("notes", toMany: "Note") }
+            EntityDescription("Note") { AttributeDescription("text", .string) }
+        }
+        let url = directory.appendingPathComponent("Notes.sqlite")
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        let error = await #expect(throws: StoreError.self) { try await coordinator.addPersistentStore(type: .sqlite, at: url) }
+        #expect(error?.code == .unsupportedModel)
+        #expect(error?.message.contains("Folder.notes") == true)
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+    }
+
     @Test func aStoreFromAnotherModelVersionIsRefused() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

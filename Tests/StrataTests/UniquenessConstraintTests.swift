@@ -16,8 +16,8 @@ import Testing
     }
 
     /// A store with ada@example.org (name "Ada", age 36); returns its ID.
-    static func seeded() async throws -> (PersistentStoreCoordinator, ManagedObjectID) {
-        let coordinator = try await makeCoordinator(model())
+    static func seeded(_ kind: StoreKind) async throws -> (PersistentStoreCoordinator, ManagedObjectID) {
+        let coordinator = try await makeCoordinator(model(), kind)
         let id = try await backgroundContext(coordinator).perform { context in
             let ada = try context.insertNewObject(forEntityName: "Person")
             try ada.setValue("ada@example.org", forKey: "email")
@@ -37,8 +37,9 @@ import Testing
         }
     }
 
-    @Test func aDuplicateIsRefusedUnderTheErrorPolicy() async throws {
-        let (coordinator, id) = try await Self.seeded()
+    @Test(arguments: StoreKind.queryable)
+    func aDuplicateIsRefusedUnderTheErrorPolicy(_ kind: StoreKind) async throws {
+        let (coordinator, id) = try await Self.seeded(kind)
         let error = try await backgroundContext(coordinator).perform { context in
             let copy = try context.insertNewObject(forEntityName: "Person")
             try copy.setValue("ada@example.org", forKey: "email")
@@ -57,21 +58,24 @@ import Testing
         (MergePolicy.rollback, "ada@example.org Ada 36"),
     ])
     func aDuplicateInsertBecomesTheStoredObject(_ policy: MergePolicy, _ expected: String) async throws {
-        let (coordinator, id) = try await Self.seeded()
-        let savedID = try await backgroundContext(coordinator).perform { context in
-            context.mergePolicy = policy
-            let copy = try context.insertNewObject(forEntityName: "Person")
-            try copy.setValue("ada@example.org", forKey: "email")
-            try copy.setValue("Augusta", forKey: "name")
-            try context.save()
-            return copy.objectID
+        for kind in StoreKind.queryable {
+            let (coordinator, id) = try await Self.seeded(kind)
+            let savedID = try await backgroundContext(coordinator).perform { context in
+                context.mergePolicy = policy
+                let copy = try context.insertNewObject(forEntityName: "Person")
+                try copy.setValue("ada@example.org", forKey: "email")
+                try copy.setValue("Augusta", forKey: "name")
+                try context.save()
+                return copy.objectID
+            }
+            #expect(savedID == id, "\(kind): the inserted object took the stored object's identity")
+            #expect(try await Self.people(coordinator) == [expected], "\(kind)")
         }
-        #expect(savedID == id, "the inserted object took the stored object's identity")
-        #expect(try await Self.people(coordinator) == [expected])
     }
 
-    @Test func aStoredObjectInTheContextTakesTheInsertedValues() async throws {
-        let (coordinator, id) = try await Self.seeded()
+    @Test(arguments: StoreKind.queryable)
+    func aStoredObjectInTheContextTakesTheInsertedValues(_ kind: StoreKind) async throws {
+        let (coordinator, id) = try await Self.seeded(kind)
         let name = try await backgroundContext(coordinator).perform { context in
             context.mergePolicy = .mergeByPropertyObjectTrump
             let existing = try context.existingObject(with: id)
@@ -86,8 +90,9 @@ import Testing
         #expect(try await Self.people(coordinator) == ["ada@example.org Countess 36"])
     }
 
-    @Test func twoContextsInsertingTheSameKeyAtOnceMakeOneObject() async throws {
-        let coordinator = try await makeCoordinator(Self.model())
+    @Test(arguments: StoreKind.queryable)
+    func twoContextsInsertingTheSameKeyAtOnceMakeOneObject(_ kind: StoreKind) async throws {
+        let coordinator = try await makeCoordinator(Self.model(), kind)
         let first = backgroundContext(coordinator)
         let second = backgroundContext(coordinator)
         for context in [first, second] {

@@ -73,23 +73,31 @@ extension PersistentStoreCoordinator {
                 logger.error("a save committed, but its store cannot be read from: \(error)", metadata: ["store": "\(store.identifier)"])
             }
         }
+        var atomicFailure: (any Error)?
         if let prepared {
-            for (identifier, storeChanges) in prepared.perStore {
-                guard let store = persistentStores.first(where: { $0.identifier == identifier }) else { continue }
-                try store.commit(
-                    storeChanges, tables: prepared.stores[identifier] ?? [:], previous: prepared.base.stores[identifier] ?? [:],
-                    model: managedObjectModel)
+            do {
+                for (identifier, storeChanges) in prepared.perStore {
+                    guard let store = persistentStores.first(where: { $0.identifier == identifier }) else { continue }
+                    try store.commit(
+                        storeChanges, tables: prepared.stores[identifier] ?? [:], previous: prepared.base.stores[identifier] ?? [:],
+                        model: managedObjectModel)
+                }
+            } catch {
+                atomicFailure = error
             }
         }
         let next = published.withLock { state in
+            // What incremental stores committed is in them whatever became of the atomic part:
+            // the generation shows it either way.
             var next = state.generation.next(replacing: snapshots)
-            if let prepared {
+            if let prepared, atomicFailure == nil {
                 next.stores = prepared.stores
                 next.indexes = prepared.indexes
             }
             state.generation = next
             return next
         }
+        if let atomicFailure { throw atomicFailure }
         guard let origin = changes.origin else { return CommitResult(generation: next, didSave: nil, versions: versions) }
         let didSave = ContextDidSave(
             insertedObjectIDs: Set(changes.inserted.keys), updatedObjectIDs: Set(changes.updated.keys),

@@ -52,6 +52,13 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         let timeout = (options[PersistentStoreOption.timeout] as? Double).map { Duration.milliseconds(Int64($0 * 1000)) } ?? Self.defaultTimeout
         let readOnly = (options[PersistentStoreOption.readOnly] as? Bool) ?? false
         mapping = CoreDataSQLiteMapping(model: coordinator.managedObjectModel)
+        guard mapping.unsupported.isEmpty else {
+            // Refused before any file is opened, so that none is created.
+            throw StoreError(
+                .unsupportedModel, file: url,
+                "the SQLite store cannot store to-many relationships without an inverse yet (Core Data's hidden column for them "
+                    + "is not documented): \(mapping.unsupported.joined(separator: ", ")). Give them an inverse, or use the binary store")
+        }
         pool = SQLiteConnectionPool(url: url, busyTimeout: timeout)
         do {
             if readOnly, !FileManager.default.fileExists(atPath: url.path) {
@@ -63,12 +70,6 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
             throw error.storeError(file: url)
         }
         try super.init(coordinator: coordinator, configurationName: configurationName, url: url, options: options)
-        if !mapping.unsupported.isEmpty {
-            throw StoreError(
-                .unsupportedModel, file: url,
-                "the SQLite store cannot store to-many relationships without an inverse yet (Core Data's hidden column for them "
-                    + "is not documented): \(mapping.unsupported.joined(separator: ", ")). Give them an inverse, or use the binary store")
-        }
     }
 
     // MARK: Metadata
