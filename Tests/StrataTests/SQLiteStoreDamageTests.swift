@@ -51,7 +51,9 @@ import Testing
         let result: Result<[String], any Error>
         do {
             result = .success(try await backgroundContext(coordinator).perform { context in
-                try context.fetch(FetchRequest<Book>()).map { "\($0.title) by \($0.author?.name ?? "?")" }.sorted()
+                try context.fetch(FetchRequest<Book>()).map { book in
+                    "\(book.title) by \(book.author?.name ?? "?"), \(book.chapters.map(\.title)), \(book.tags.map(\.label).sorted())"
+                }.sorted()
             })
         } catch {
             result = .failure(error)
