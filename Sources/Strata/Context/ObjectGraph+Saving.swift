@@ -191,6 +191,7 @@ extension ObjectGraph {
                     object.snapshot = storeRow
                     object.isFault = false
                     registered[stored] = object
+                    announce(stored, registered: true)
                     didChange(object)
                 }
                 mapping[id] = stored
@@ -315,9 +316,11 @@ extension ObjectGraph {
         guard !mapping.isEmpty else { return }
         for object in objects {
             guard let permanent = mapping[object.objectID] else { continue }
-            registered[object.objectID] = nil
+            // (A temporary ID is no store's: announcing it does nothing.)
+            if registered.removeValue(forKey: object.objectID) != nil { announce(object.objectID, registered: false) }
             object.objectID = permanent
             registered[permanent] = object
+            announce(permanent, registered: true)
         }
         for objects in [inserted.values, updated.values, deleted.values] {
             for object in objects {

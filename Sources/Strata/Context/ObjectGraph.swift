@@ -46,6 +46,8 @@ final class ObjectGraph {
     /// changes, a merge policy's resolution, an upsert): the next save first makes sure
     /// both sides of every link it writes agree (see `repairInverses()`).
     var rebasedSinceSave = false
+    /// Store identifier → the incremental store it is (`nil`: another kind), looked up once.
+    private var incrementalStores: [String: IncrementalStore?] = [:]
 
     init(coordinator: PersistentStoreCoordinator, parent: ManagedObjectContext? = nil) {
         self.coordinator = coordinator
@@ -106,8 +108,28 @@ final class ObjectGraph {
         // parent inserted).
         if row == nil { object.isFault = true }
         registered[id] = object
+        announce(id, registered: true)
         if row != nil { object.awakeFromFetch() }
         return object
+    }
+
+    /// Tells an object's incremental store that this context took it up or let it go (Core
+    /// Data's `managedObjectContextDidRegisterObjects(with:)` and its counterpart).
+    func announce(_ id: ManagedObjectID, registered: Bool) {
+        guard let storeID = id.persistentStoreIdentifier else { return }
+        let store: IncrementalStore?
+        if let known = incrementalStores[storeID] {
+            store = known
+        } else {
+            store = coordinator.persistentStores.first { $0.identifier == storeID } as? IncrementalStore
+            incrementalStores[storeID] = store
+        }
+        guard let store else { return }
+        if registered {
+            store.managedObjectContextDidRegisterObjects(with: [id])
+        } else {
+            store.managedObjectContextDidUnregisterObjects(with: [id])
+        }
     }
 
     /// Loads a fault's values from the pinned generation.
@@ -175,7 +197,7 @@ final class ObjectGraph {
 
     func unregister(_ object: ManagedObject) {
         let key = ObjectIdentifier(object)
-        registered[object.objectID] = nil
+        if registered.removeValue(forKey: object.objectID) != nil { announce(object.objectID, registered: false) }
         inserted[key] = nil
         updated[key] = nil
         deleted[key] = nil

@@ -21,6 +21,9 @@ import OrderedCollections
 ///   ``newValue(forRelationship:forObjectWith:with:)`` for a to-many the node left out (also on
 ///   the reading context's thread).
 /// - ``obtainPermanentIDs(for:)`` when a context saves new objects.
+/// - ``managedObjectContextDidRegisterObjects(with:)`` and
+///   ``managedObjectContextDidUnregisterObjects(with:)`` as contexts take objects up and let them
+///   go (on the context's thread).
 ///
 /// Register the subclass with ``PersistentStoreCoordinator/registerStoreClass(_:forStoreType:)-(IncrementalStore.Type,_)``
 /// and add it by its type.
@@ -99,6 +102,15 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
             return newObjectID(for: layout.entity, referenceObject: newReferenceNumbers(rootEntity: layout.rootEntityName, count: 1).lowerBound)
         }
     }
+
+    /// A context now holds objects of this store (a fetch or a fault registered them, a save gave
+    /// them permanent IDs): a store that keeps rows for the objects contexts hold can keep
+    /// theirs. Called on that context's thread, once per object; the base class does nothing.
+    open func managedObjectContextDidRegisterObjects(with objectIDs: [ManagedObjectID]) {}
+
+    /// A context let objects of this store go (it was reset, or they were deleted and saved).
+    /// Called on that context's thread; the base class does nothing.
+    open func managedObjectContextDidUnregisterObjects(with objectIDs: [ManagedObjectID]) {}
 
     /// Reads a store's metadata without adding the store. The base class has none to read.
     open class func metadataForPersistentStore(at url: URL) throws -> [String: MetadataValue] {

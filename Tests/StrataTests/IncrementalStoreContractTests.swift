@@ -1,0 +1,82 @@
+import Foundation
+import StrataTestSupport
+@testable import Strata
+import Testing
+
+/// The parts of Core Data's `NSIncrementalStore` contract that the conformance suite does not
+/// see: which objects contexts take up and let go, told to the store.
+@Suite struct IncrementalStoreContractTests {
+    /// A store in memory that records what it is told; its rows live in a dictionary.
+    final class RecordingStore: IncrementalStore, @unchecked Sendable {
+        // Safe: every mutable part is inside `state`, behind a lock ThreadSanitizer follows.
+        struct State {
+            var nodes: [ManagedObjectID: IncrementalStoreNode] = [:]
+            var registered: [ManagedObjectID: Int] = [:]
+            var next: Int64 = 1
+        }
+        let state = Locked(State())
+        static let type = StoreType(rawValue: "Recording")
+
+        override func newValuesForObject(with objectID: ManagedObjectID, with snapshot: any IncrementalStoreSnapshot) throws -> IncrementalStoreNode? {
+            state.withLock { $0.nodes[objectID] }
+        }
+
+        override func execute(_ request: IncrementalStoreRequest, with snapshot: (any IncrementalStoreSnapshot)?) throws -> IncrementalStoreResult {
+            switch request {
+            case .fetch(let entity, _):
+                return .nodes(state.withLock { $0.nodes.values.filter { $0.objectID.entityName == entity.name } })
+            case .save(let changes):
+                return .saved(versions: state.withLock { state in
+                    var versions: [ManagedObjectID: Int64] = [:]
+                    for var node in changes.insertedObjects + changes.updatedObjects {
+                        node.version += 1
+                        state.nodes[node.objectID] = node
+                        versions[node.objectID] = node.version
+                    }
+                    for id in changes.deletedObjects.keys { state.nodes[id] = nil }
+                    return versions
+                })
+            }
+        }
+
+        override func obtainPermanentIDs(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID] {
+            try objectIDs.map { id in
+                guard let entity = managedObjectModel.entity(named: id.entityName) else {
+                    throw PersistenceError(.unknownEntity, objectIDs: [id], "no entity named '\(id.entityName)'")
+                }
+                return newObjectID(for: entity, referenceObject: state.withLock { state in
+                    defer { state.next += 1 }
+                    return state.next
+                })
+            }
+        }
+
+        override func managedObjectContextDidRegisterObjects(with objectIDs: [ManagedObjectID]) {
+            state.withLock { state in for id in objectIDs { state.registered[id, default: 0] += 1 } }
+        }
+
+        override func managedObjectContextDidUnregisterObjects(with objectIDs: [ManagedObjectID]) {
+            state.withLock { state in for id in objectIDs { state.registered[id, default: 0] -= 1 } }
+        }
+    }
+
+    @Test func theStoreHearsWhichObjectsContextsHold() async throws {
+        PersistentStoreCoordinator.registerStoreClass(RecordingStore.self, forStoreType: RecordingStore.type)
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try libraryModel())
+        let store = try #require(try await coordinator.addPersistentStore(type: RecordingStore.type) as? RecordingStore)
+        let id = try await backgroundContext(coordinator).perform { context in
+            let tag = try Tag(context: context)
+            tag.label = "kept"
+            try context.save()
+            return tag.objectID
+        }
+        #expect(store.state.withLock { $0.registered[id] } == 1, "a save gave the object a permanent ID: registered")
+
+        let reader = backgroundContext(coordinator)
+        let label = try await reader.perform { context in try context.fetch(FetchRequest<Tag>()).first?.label }
+        #expect(label == "kept")
+        #expect(store.state.withLock { $0.registered[id] } == 2, "the reader fetched it: registered there too")
+        try await reader.perform { $0.reset() }
+        #expect(store.state.withLock { $0.registered[id] } == 1, "the reader let it go")
+    }
+}
