@@ -35,6 +35,15 @@ let benchmarks: @Sendable () -> Void = {
             try await StrataPeer.save(context)
             benchmark.stopMeasurement()
         }
+        measure("1 insert+save", "Strata SQLite") { benchmark in
+            let records = PersonRecord.generate(count: count)
+            let url = try Fixtures.scratchFolder().appendingPathComponent("people.sqlite")
+            benchmark.startMeasurement()
+            let context = try await StrataPeer.open(url)
+            try await StrataPeer.insert(records, into: context)
+            try await StrataPeer.save(context)
+            benchmark.stopMeasurement()
+        }
         measure("1 insert+save", "GRDB") { benchmark in
             let records = PersonRecord.generate(count: count)
             let url = try Fixtures.scratchFolder().appendingPathComponent("people.sqlite")
@@ -79,6 +88,12 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(try await StrataPeer.open(url))
             benchmark.stopMeasurement()
         }
+        measure("2 open", "Strata SQLite") { benchmark in
+            let url = try await StrataPeer.fixture(count: count, sqlite: true)
+            benchmark.startMeasurement()
+            blackHole(try await StrataPeer.open(url))
+            benchmark.stopMeasurement()
+        }
         measure("2 open", "LZ4 by hand") { benchmark in
             let url = try await RawLZ4Peer.fixture(count: count)
             benchmark.startMeasurement()
@@ -99,6 +114,12 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(try await StrataPeer.fetchAll(context))
             benchmark.stopMeasurement()
         }
+        measure("3 fetch all", "Strata SQLite") { benchmark in
+            let context = try await StrataPeer.open(StrataPeer.fixture(count: count, sqlite: true))
+            benchmark.startMeasurement()
+            blackHole(try await StrataPeer.fetchAll(context))
+            benchmark.stopMeasurement()
+        }
         measure("3 fetch all", "GRDB") { benchmark in
             let pool = try await GRDBPeer.open(GRDBPeer.fixture(count: count))
             benchmark.startMeasurement()
@@ -115,6 +136,12 @@ let benchmarks: @Sendable () -> Void = {
         // 4. Update one object in ten and save.
         measure("4 update 10%", "Strata") { benchmark in
             let context = try await StrataPeer.open(Fixtures.scratchCopy(of: StrataPeer.fixture(count: count)))
+            benchmark.startMeasurement()
+            try await StrataPeer.updateTenthAndSave(context)
+            benchmark.stopMeasurement()
+        }
+        measure("4 update 10%", "Strata SQLite") { benchmark in
+            let context = try await StrataPeer.open(Fixtures.scratchCopy(of: StrataPeer.fixture(count: count, sqlite: true)))
             benchmark.startMeasurement()
             try await StrataPeer.updateTenthAndSave(context)
             benchmark.stopMeasurement()

@@ -8,6 +8,7 @@ import Workloads
         let sizes = CommandLine.arguments.dropFirst().compactMap { Int($0) }
         for count in sizes {
             _ = try await StrataPeer.fixture(count: count)
+            _ = try await StrataPeer.fixture(count: count, sqlite: true)
             _ = try await GRDBPeer.fixture(count: count)
             _ = try await JSONPeer.fixture(count: count)
             let lz4 = try await RawLZ4Peer.fixture(count: count)

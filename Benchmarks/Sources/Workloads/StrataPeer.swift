@@ -12,7 +12,9 @@ public final class Person: ManagedObject {
     @Relationship("manager") public var manager: Person?
 }
 
-/// Strata's side of each workload, on the binary store.
+/// Strata's side of each workload: on the binary store, or on the SQLite store for a path that
+/// ends in `.sqlite` (the SQLite store's first figures; issue 14 makes it a column of every
+/// workload and moves its fetches into SQL).
 public enum StrataPeer {
     public static let model: ManagedObjectModel = {
         do {
@@ -121,7 +123,7 @@ public enum StrataPeer {
     /// yet, the store starts empty, and the first save writes it (workload 1).
     public static func open(_ url: URL) async throws -> ManagedObjectContext {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try await coordinator.addPersistentStore(type: .binary, at: url)
+        try await coordinator.addPersistentStore(type: url.pathExtension == "sqlite" ? .sqlite : .binary, at: url)
         return ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
     }
 
@@ -160,12 +162,14 @@ public enum StrataPeer {
         }
     }
 
-    /// A store of `count` people, made once per size (see ``Fixtures``).
-    public static func fixture(count: Int) async throws -> URL {
-        try await Fixtures.file("people.strata", count: count) { url in
+    /// A store of `count` people, made once per size (see ``Fixtures``): binary, or SQLite.
+    public static func fixture(count: Int, sqlite: Bool = false) async throws -> URL {
+        try await Fixtures.file(sqlite ? "people-strata.sqlite" : "people.strata", count: count) { url in
             let context = try await open(url)
             try await insert(PersonRecord.generate(count: count), into: context)
             try await save(context)
+            // Everything into the main file, which is all that is moved into place and copied.
+            if sqlite { try SQLiteCPeer.Connection(url).execute("PRAGMA wal_checkpoint(TRUNCATE)") }
         }
     }
 }
