@@ -123,7 +123,11 @@ struct CoreDataSQLiteWrittenSchemaTests {
         #expect(written.entities.map(\.super) == real.entities.map(\.super))
 
         let metadata = try CoreDataStoreReader.metadata(ofStoreAt: url)
-        #expect(metadata.hashes == (try CoreDataStoreReader.metadata(ofStoreAt: original)).hashes, "Core Data's hashes, under its key")
+        let originalMetadata = try CoreDataStoreReader.metadata(ofStoreAt: original)
+        #expect(metadata.hashes == originalMetadata.hashes, "Core Data's hashes, under its key")
+        if let digest = originalMetadata.digest { #expect(metadata.digest == digest, "\(store)") }
+        if let checksum = originalMetadata.checksum { #expect(metadata.checksum == checksum, "\(store)") }
+        #expect(metadata.digest != nil && metadata.checksum != nil)
         let plist = try CoreDataStoreReader.readPlist(try CoreDataStoreReader.metadataPlist(ofStoreAt: url).plist)
         #expect(plist["NSStoreType"] as? String == "SQLite")
         #expect(plist["NSStoreModelVersionHashesVersion"] as? Int == 3)

@@ -37,6 +37,8 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         var isNew = false
         /// The metadata as last read from or written to `Z_METADATA`.
         var stored: [String: MetadataValue] = [:]
+        /// Per root entity number, reference numbers taken from `Z_PRIMARYKEY` not handed out yet.
+        var reserved: [Int: ClosedRange<Int64>] = [:]
     }
     var state = State()
 
@@ -160,7 +162,11 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         }
         // A database file is whole pages, as many as its header says when that count is valid
         // (its "version valid for" matches the change counter): SQLite reads a page cut short
-        // as zeros, so a file cut anywhere past its first page must be caught here.
+        // as zeros, so a file cut anywhere past its first page must be caught here. Not while a
+        // write-ahead log is beside it: a checkpoint that was interrupted can leave the header
+        // ahead of the file, and SQLite completes it from the log.
+        let log = (try? FileManager.default.attributesOfItem(atPath: url.path + "-wal")[.size] as? Int) ?? 0
+        guard log == 0 else { return }
         func bigEndian(_ range: Range<Int>) -> Int { header[range].reduce(0) { $0 << 8 | Int($1) } }
         let pageSize = bigEndian(16..<18) == 1 ? 65_536 : bigEndian(16..<18)
         let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
@@ -302,8 +308,10 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
 
     // MARK: Permanent IDs
 
-    /// Reference numbers from `Z_PRIMARYKEY`'s `Z_MAX` of the hierarchy's root, in a transaction
-    /// of their own: numbers are never handed out twice, even when the save then fails.
+    /// Reference numbers from `Z_PRIMARYKEY`'s `Z_MAX` of the hierarchy's root, taken in a
+    /// transaction of their own (as Core Data's `obtainPermanentIDs(for:)` does, before the
+    /// save that uses them): numbers are never handed out twice, by this process or another,
+    /// even when the save then fails.
     override func makeReferenceNumbers(for entity: EntityDescription, rootEntity: String, count: Int) throws -> [Int64] {
         guard let writer else {
             throw PersistenceError(.storeNotFound, "the store \(identifier) is read-only")
@@ -311,17 +319,31 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         guard let root = mapping.entities[rootEntity] else {
             throw PersistenceError(.unknownEntity, "the store has no table for the entity '\(rootEntity)'")
         }
+        if let block = state.reserved[root.number], block.upperBound - block.lowerBound + 1 >= Int64(count) {
+            state.reserved[root.number] = block.lowerBound + Int64(count) <= block.upperBound
+                ? (block.lowerBound + Int64(count))...block.upperBound : nil
+            return Array(block.lowerBound..<(block.lowerBound + Int64(count)))
+        }
+        // A block of numbers at a time, so that saving one new object does not cost a write
+        // transaction of its own each time; numbers left when the store goes are gaps, which
+        // Core Data's stores have too (only a number handed out twice would be wrong).
+        let taken = Int64(max(count, Self.reservedBlock))
         let last: Int64 = try sqlite {
             try writer.writeTransaction {
-                try writer.statement("UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ?").run([.integer(Int64(count)), .integer(Int64(root.number))])
+                try writer.statement("UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ?").run([.integer(taken), .integer(Int64(root.number))])
                 guard case .integer(let max)? = try writer.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(Int64(root.number))]) else {
                     throw StoreError(.corruptFile, file: fileURL, "Z_PRIMARYKEY has no row for the entity '\(rootEntity)'")
                 }
                 return max
             }
         }
-        return Array((last - Int64(count) + 1)...last)
+        let first = last - taken + 1
+        state.reserved[root.number] = taken > Int64(count) ? (first + Int64(count))...last : nil
+        return Array(first..<(first + Int64(count)))
     }
+
+    /// How many reference numbers a store takes from `Z_PRIMARYKEY` at once.
+    static let reservedBlock = 64
 
     public override func obtainPermanentIDs(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID] {
         var result: [ManagedObjectID] = []
