@@ -64,4 +64,15 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
     }
 
     public var description: String { message }
+
+    /// The conflict of a save whose updated or deleted objects changed in the store since the
+    /// context read them (optimistic locking), naming them in a stable order.
+    static func changedSinceRead(_ objectIDs: [ManagedObjectID]) -> PersistenceError {
+        let ids = objectIDs.sorted { $0.description < $1.description }
+        return PersistenceError(
+            .conflict, objectIDs: ids,
+            "\(ids.count) object(s) changed in the store since this context read them: "
+                + ids.map(\.description).joined(separator: ", ")
+                + ". Nothing was saved; refresh the objects (mergeChanges: true keeps your changes) and save again")
+    }
 }

@@ -308,14 +308,7 @@ extension PersistentStoreCoordinator {
         for (id, version) in changes.deleted where generation.row(for: id)?.version != version {
             conflicts.append(id)
         }
-        guard conflicts.isEmpty else {
-            conflicts.sort { $0.description < $1.description }
-            throw PersistenceError(
-                .conflict, objectIDs: conflicts,
-                "\(conflicts.count) object(s) changed in the store since this context read them: "
-                    + conflicts.map(\.description).joined(separator: ", ")
-                    + ". Nothing was saved; refresh the objects (mergeChanges: true keeps your changes) and save again")
-        }
+        guard conflicts.isEmpty else { throw PersistenceError.changedSinceRead(conflicts) }
     }
 
     /// The reference number of a saved object's ID.

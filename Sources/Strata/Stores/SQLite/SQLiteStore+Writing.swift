@@ -65,14 +65,7 @@ extension SQLiteStore {
             }
             versions[id] = version
         }
-        guard conflicts.isEmpty else {
-            conflicts.sort { $0.description < $1.description }
-            throw PersistenceError(
-                .conflict, objectIDs: conflicts,
-                "\(conflicts.count) object(s) changed in the store since this context read them: "
-                    + conflicts.map(\.description).joined(separator: ", ")
-                    + ". Nothing was saved; refresh the objects (mergeChanges: true keeps your changes) and save again")
-        }
+        guard conflicts.isEmpty else { throw PersistenceError.changedSinceRead(conflicts) }
         guard constraintConflicts.isEmpty else {
             throw PersistenceError(
                 .constraintConflict, objectIDs: constraintConflicts.flatMap(\.conflictingObjectIDs),
