@@ -142,7 +142,9 @@ final class ObjectGraph {
     /// it meets a conflict.
     func fulfillFault(_ object: ManagedObject) {
         guard let row = storedRow(for: object.objectID) else {
-            logger.error("cannot fulfil a fault: the store does not give the object", metadata: ["object": "\(object.objectID)"])
+            // Debug, not error: another context deleting an object this one still holds is
+            // ordinary; a store that failed to read says so itself, at error level.
+            logger.debug("cannot fulfil a fault: the store does not give the object", metadata: ["object": "\(object.objectID)"])
             object.storage = Row(inaccessibleFor: object.layout)
             object.isFault = false
             return
