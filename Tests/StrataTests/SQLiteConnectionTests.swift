@@ -49,6 +49,7 @@ import Testing
             }
         }
         #expect(error.isUniqueConstraint)
+        #expect(error.storeError(file: url).code == .writeFailed, "a constraint's refusal is not called damage")
         #expect(writer.isAutocommit)
         #expect(try writer.scalar("SELECT count(*) FROM T") == .integer(0))
     }

@@ -41,6 +41,10 @@ package struct SQLiteError: Error, Sendable, CustomStringConvertible {
             StoreError(.unreadable, file: file, "the database cannot be opened (\(message))")
         case SQLITE_IOERR:
             StoreError(.unreadable, file: file, "an I/O error met the database (\(message))")
+        case SQLITE_CONSTRAINT:
+            // The store checks uniqueness itself before it writes; one of the file's own
+            // constraints (an index on a relationship, a foreign writer's trigger) refused it.
+            StoreError(.writeFailed, file: file, "a constraint of the database refused the save (\(message)); nothing of it was kept")
         case SQLITE_FULL, SQLITE_READONLY:
             StoreError(.writeFailed, file: file, "the database cannot be written (\(message)); nothing of this save was kept")
         default:
