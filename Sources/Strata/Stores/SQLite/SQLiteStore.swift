@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 
 /// Core Data's SQLite store, in Core Data's own file format (store type ``StoreType/sqlite``): a
 /// program on Linux opens the `.sqlite` file an iOS or macOS app wrote, and the app opens what
@@ -20,7 +19,7 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
     // Sendable by proof: `writer` and `state` are touched only on the coordinator's serial
     // queue (the add, save and ID calls of the IncrementalStore contract); reads from contexts'
     // threads go through a snapshot (its own lock) and `watcher` (a lock); `mapping`,
-    // `pool` and `support` are immutable or Sendable.
+    // `fileURL` and `pool` are immutable or Sendable.
 
     /// The connection saves write through; `nil` for a store added read-only, and once removed.
     private(set) var writer: SQLiteConnection?
@@ -30,7 +29,6 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
     private let watcher: ThreadLocked<(connection: SQLiteConnection?, seen: Int64)>
     let mapping: CoreDataSQLiteMapping
     let fileURL: URL
-    let logger = Logger(label: "strata.sqlite-store")
 
     struct State {
         /// The file had no tables when the store was added: `didAdd()` creates them.
