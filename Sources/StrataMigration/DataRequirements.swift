@@ -93,23 +93,13 @@ struct DataRequirements {
 
     /// The value `--fill-defaults` gives a missing value: the attribute's default, else its
     /// type's zero (0, false, "", empty data, the reference date); none for a UUID, a URI, an
-    /// object ID or a composite, which have no neutral value.
+    /// object ID, a transformable or a composite, which have no neutral value.
     static func zero(of attribute: AttributeDescription) -> AttributeValue? {
         if let value = attribute.defaultValue { return value }
-        return switch attribute.type {
-        case .integer16: .integer16(0)
-        case .integer32: .integer32(0)
-        case .integer64: .integer64(0)
-        case .decimal: .decimal(0)
-        case .double: .double(0)
-        case .float: .float(0)
-        case .boolean: .boolean(false)
-        case .string: .string("")
-        case .binaryData: .binaryData(Data())
-        case .transformable: nil
-        case .date: .date(Date(timeIntervalSinceReferenceDate: 0))
-        case .uuid, .uri, .objectID, .undefined, .composite: nil
-        }
+        // A migration writes what it fills into the store for good: not the nil UUID or an
+        // empty transformable, which would stand for values no one gave.
+        guard attribute.type != .uuid, attribute.type != .transformable else { return nil }
+        return AttributeValue.zero(of: attribute.type)
     }
 }
 

@@ -46,7 +46,7 @@ public enum AttributeValue: Sendable, Hashable {
     /// The zero value of a type (`0`, `""`, `false`, the reference date, empty data, the nil
     /// UUID): what an object the store cannot give reads as where its model has no default.
     /// `nil` for types with no zero (object IDs, URIs, undefined and composite attributes).
-    static func zero(of type: AttributeType) -> AttributeValue? {
+    package static func zero(of type: AttributeType) -> AttributeValue? {
         switch type {
         case .integer16: .integer16(0)
         case .integer32: .integer32(0)

@@ -196,15 +196,19 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
         }
     }
 
-    private func row(from node: IncrementalStoreNode, layout: EntityLayout, snapshot: any IncrementalStoreSnapshot) throws -> Row {
+    /// The row a node describes. A to-many the node leaves out is read from `snapshot`, or empty
+    /// without one (a save's nodes carry every relationship).
+    func row(from node: IncrementalStoreNode, layout: EntityLayout, snapshot: (any IncrementalStoreSnapshot)?) throws -> Row {
         var row = Row(emptyFor: layout)
         row.version = node.version
         for (slot, attribute) in layout.attributes.enumerated() where !attribute.isTransient {
             row.attributes[slot] = node.attributeValues[attribute.name]
         }
         for (slot, relationship) in layout.relationships.enumerated() where !relationship.isTransient {
-            let targets = try node.relatedObjectIDs[relationship.name]
-                ?? (relationship.isToMany ? newValue(forRelationship: relationship, forObjectWith: node.objectID, with: snapshot) : [])
+            var targets = node.relatedObjectIDs[relationship.name] ?? []
+            if node.relatedObjectIDs[relationship.name] == nil, relationship.isToMany, let snapshot {
+                targets = try newValue(forRelationship: relationship, forObjectWith: node.objectID, with: snapshot)
+            }
             row.relationships[slot] = relationship.isToMany ? .toMany(OrderedSet(targets)) : .toOne(targets.first)
         }
         return row

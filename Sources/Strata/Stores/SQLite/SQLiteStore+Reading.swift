@@ -62,20 +62,6 @@ extension SQLiteStore {
         }
     }
 
-    func row(from node: IncrementalStoreNode) throws -> Row {
-        guard let layout = managedObjectModel.layout(for: node.objectID.entityName) else {
-            throw PersistenceError(.unknownEntity, objectIDs: [node.objectID], "the model has no entity named '\(node.objectID.entityName)'")
-        }
-        var row = Row(emptyFor: layout)
-        row.version = node.version
-        for (slot, attribute) in layout.attributes.enumerated() { row.attributes[slot] = node.attributeValues[attribute.name] }
-        for (slot, relationship) in layout.relationships.enumerated() {
-            let targets = node.relatedObjectIDs[relationship.name] ?? []
-            row.relationships[slot] = relationship.isToMany ? .toMany(OrderedSet(targets)) : .toOne(targets.first)
-        }
-        return row
-    }
-
     // MARK: Decoding
 
     /// The row a ``CoreDataSQLiteMapping/Entity/select(where:)`` stands on, its to-many

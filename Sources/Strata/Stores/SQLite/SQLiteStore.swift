@@ -403,6 +403,12 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
             })
         case .save(let request):
             var changes = ChangeSet()
+            func row(from node: IncrementalStoreNode) throws -> Row {
+                guard let layout = managedObjectModel.layout(for: node.objectID.entityName) else {
+                    throw PersistenceError(.unknownEntity, objectIDs: [node.objectID], "the model has no entity named '\(node.objectID.entityName)'")
+                }
+                return try self.row(from: node, layout: layout, snapshot: nil)
+            }
             for node in request.insertedObjects { changes.inserted[node.objectID] = try row(from: node) }
             for node in request.updatedObjects { changes.updated[node.objectID] = try row(from: node) }
             changes.deleted = request.deletedObjects
