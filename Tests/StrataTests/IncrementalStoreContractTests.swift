@@ -1,3 +1,4 @@
+import DirectoryStore
 import Foundation
 import StrataTestSupport
 @testable import Strata
@@ -58,6 +59,26 @@ import Testing
         override func managedObjectContextDidUnregisterObjects(with objectIDs: [ManagedObjectID]) {
             state.withLock { state in for id in objectIDs { state.registered[id, default: 0] -= 1 } }
         }
+    }
+
+    /// A store whose UUID could not be the host of an object URI (a damaged file of a user's own
+    /// store) is refused when it is added, not when a URI is first built from it.
+    @Test func aStoreWhoseUUIDCannotNameObjectsIsRefused() async throws {
+        DirectoryStore.register()
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Store.directory")
+        let first = PersistentStoreCoordinator(managedObjectModel: try libraryModel())
+        let store = try await first.addPersistentStore(type: DirectoryStore.storeType, at: url)
+        try await first.removePersistentStore(store)
+        let file = url.appendingPathComponent("metadata.json")
+        let text = try String(contentsOf: file, encoding: .utf8).replacingOccurrences(of: store.identifier, with: "damaged uuid/é")
+        try Data(text.utf8).write(to: file)
+
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try libraryModel())
+        let error = await #expect(throws: StoreError.self) { try await coordinator.addPersistentStore(type: DirectoryStore.storeType, at: url) }
+        #expect(error?.code == .corruptFile)
+        #expect(coordinator.persistentStores.isEmpty)
     }
 
     @Test func theStoreHearsWhichObjectsContextsHold() async throws {

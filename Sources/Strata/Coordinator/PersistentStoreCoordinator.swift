@@ -107,6 +107,11 @@ public actor PersistentStoreCoordinator {
         }
         if let url { try await migrateIfNeeded(type: type, configuration: configuration, url: url, options: options) }
         let store = try makeStore(type: type, configuration: configuration, url: url, options: options)
+        guard ManagedObjectID.isValidStoreIdentifier(store.identifier) else {
+            throw StoreError(
+                .corruptFile, file: url ?? URL(fileURLWithPath: "/"),
+                "the store's UUID is not one (\(store.identifier.debugDescription)): object URIs cannot name its objects")
+        }
         try checkCompatibility(of: store)
         if let incremental = store as? IncrementalStore {
             refreshModelMetadata(of: store)

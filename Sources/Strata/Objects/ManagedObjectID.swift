@@ -85,6 +85,14 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
         return url
     }
 
+    /// Whether a store identifier can be the host of object URIs: ASCII letters, digits and
+    /// `-`, as a UUID's text is, at most 64 of them. A store whose identifier is not (a damaged
+    /// file) is refused when it is added, before any URI is built from it.
+    package static func isValidStoreIdentifier(_ identifier: String) -> Bool {
+        !identifier.isEmpty && identifier.utf8.count <= 64
+            && identifier.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") }
+    }
+
     /// The permanent ID of the object of `entity` with `reference` in the store `store`.
     package static func make(store: String, entity: String, reference: Int64) -> ManagedObjectID {
         ManagedObjectID(entityName: entity, key: .permanent(store: store, reference: reference))

@@ -38,8 +38,7 @@ package enum CoreDataSQLiteMetadata {
     /// damaged store must give an error, not a crash.
     package static func metadata(uuid: String, plist data: Data) throws -> [String: MetadataValue] {
         // The UUID becomes the host of every object URI: a damaged one must be refused here.
-        guard !uuid.isEmpty, uuid.utf8.count <= 64, uuid.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") })
-        else {
+        guard ManagedObjectID.isValidStoreIdentifier(uuid) else {
             throw Failure(description: "the store's UUID (Z_METADATA.Z_UUID) is not one: \(uuid.debugDescription)")
         }
         let metadata: [String: MetadataValue]
