@@ -54,12 +54,9 @@ let package = Package(
             ]
         ),
         .target(
+            // Kept so that code importing it builds: migration moved into Strata (docs/Design.md).
             name: "StrataMigration",
-            dependencies: [
-                "Strata",
-                .product(name: "OrderedCollections", package: "swift-collections"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
+            dependencies: ["Strata"]
         ),
         .executableTarget(
             name: "StrataCLI",

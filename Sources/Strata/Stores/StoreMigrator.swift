@@ -1,7 +1,7 @@
 import Foundation
 
 /// Brings a store file written by an older version of a model up to the coordinator's model
-/// before the store opens. `StrataMigration`'s `StagedMigrator` is one.
+/// before the store opens. ``StagedMigrator`` is one.
 ///
 /// Give one in a store's options under ``PersistentStoreOption/migrator``; with
 /// ``PersistentStoreOption/migratePersistentStoresAutomatically`` on, the coordinator calls it

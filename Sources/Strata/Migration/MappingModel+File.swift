@@ -1,5 +1,4 @@
 import Foundation
-import Strata
 
 extension MappingModel {
     /// Reads a mapping model from a JSON file: custom entity mappings whose values are

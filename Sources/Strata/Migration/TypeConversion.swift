@@ -1,5 +1,4 @@
 import Foundation
-import Strata
 
 /// Which attribute type changes a lightweight migration accepts, and what it does to values
 /// (`formats/coredata-lightweight-migration.md` §4).

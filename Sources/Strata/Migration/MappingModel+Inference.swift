@@ -1,5 +1,4 @@
 import Foundation
-import Strata
 
 extension MappingModel {
     /// A mapping from `source` to `destination` by Core Data's lightweight rules

@@ -1,4 +1,3 @@
-import Strata
 
 /// How to migrate a store from one model to another: one ``EntityMapping`` per source and
 /// destination entity, as Core Data's `NSMappingModel`.

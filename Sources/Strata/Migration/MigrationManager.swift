@@ -1,5 +1,4 @@
 import Foundation
-import Strata
 import Synchronization
 
 /// Migrates a binary store from one model to another with a mapping model, as Core Data's

@@ -1,4 +1,3 @@
-import Strata
 
 /// How one property of a destination object gets its value, as Core Data's `NSPropertyMapping`.
 public struct PropertyMapping: Sendable {

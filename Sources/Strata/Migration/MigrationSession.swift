@@ -1,5 +1,4 @@
 import Foundation
-import Strata
 
 /// What a migration's custom code works with: the two models, the standard way to make a
 /// destination object, and new objects of any destination entity.

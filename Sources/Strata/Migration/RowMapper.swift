@@ -1,6 +1,5 @@
 import Foundation
 import OrderedCollections
-import Strata
 
 /// A copy or transform mapping of one source entity, compiled against the file's schema and the
 /// destination layout: each destination slot knows the source slot it reads. This is the fast

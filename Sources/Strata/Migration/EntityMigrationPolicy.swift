@@ -1,4 +1,3 @@
-import Strata
 
 /// Code that takes part in migrating an entity's objects, as Core Data's
 /// `NSEntityMigrationPolicy`: before the first object, for each object, after the last.

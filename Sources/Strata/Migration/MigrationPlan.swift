@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Strata
 
 /// The versions a store migrates through, oldest to newest, and how each step is made: Core
 /// Data's staged migration, SwiftData's `SchemaMigrationPlan`.

@@ -1,5 +1,4 @@
 import Foundation
-import Strata
 
 /// What a migration's objects must hold that the source model did not promise: the values a
 /// step makes required (`formats/coredata-lightweight-migration.md` §3 and §5).

@@ -1,4 +1,3 @@
-import Strata
 
 /// Evaluates a mapping's value expression on a source object's own attributes.
 enum ExpressionValue {

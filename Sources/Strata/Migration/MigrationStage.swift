@@ -1,4 +1,3 @@
-import Strata
 
 /// One step of a staged migration: from one version of a model to the next, lightweight
 /// (inferred) or custom, with optional code to run before (on the old model) and after (on the

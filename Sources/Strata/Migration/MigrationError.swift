@@ -1,4 +1,3 @@
-import Strata
 
 /// A migration that cannot be done or did not finish: a mapping Strata cannot infer (every
 /// reason listed), a store no known version wrote, data a change would lose, a cancelled

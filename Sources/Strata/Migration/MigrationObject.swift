@@ -1,4 +1,3 @@
-import Strata
 
 /// An object while it migrates: its ID and its values by name. Custom mappings and policies read
 /// the source object in this form and return the destination object in it.
