@@ -109,13 +109,26 @@ import Testing
         }
         #expect(titles == ["Emma", "Middlemarch", "Persuasion"])
 
-        // Without a migrator, a store from an older version is refused, and left as it was.
+        // With the automatic options off, a store from an older version is refused, and left as it was.
         let plain = PersistentContainer(name: "Library", managedObjectModel: bundle.currentVersion.model)
         let other = directory.appendingPathComponent("Other.store")
         _ = try await Self.versionOneStore(at: other, bundle: bundle)
-        plain.persistentStoreDescriptions = [PersistentStoreDescription(type: .binary, url: other)]
+        let before = try Data(contentsOf: other)
+        var off = PersistentStoreDescription(type: .binary, url: other)
+        off.shouldMigrateStoreAutomatically = false
+        plain.persistentStoreDescriptions = [off]
         let error = await #expect(throws: PersistenceError.self) { try await plain.loadPersistentStores() }
         #expect(error?.code == .incompatibleStore)
+        #expect(try Data(contentsOf: other) == before)
+
+        // Without a migrator, Core Data's two options alone (on by default in a description) migrate it.
+        let defaults = PersistentContainer(name: "Library", managedObjectModel: bundle.currentVersion.model)
+        defaults.persistentStoreDescriptions = [PersistentStoreDescription(type: .binary, url: other)]
+        try await defaults.loadPersistentStores()
+        let migrated = try await defaults.viewContext.perform { context in
+            try context.objects("Book", sortedBy: "title").map { try $0.value(forKey: "title") as? String ?? "" }
+        }
+        #expect(migrated == titles)
     }
 
     @Test func aNewerStoreIsRefusedNeverFixed() async throws {

@@ -139,24 +139,6 @@ public actor PersistentStoreCoordinator {
         return store
     }
 
-    /// Migrates a store file written by another model version, when the options ask for it and
-    /// give a migrator. Stores that are new, current, or not asked to migrate are left alone.
-    private func migrateIfNeeded(type: StoreType, configuration: String?, url: URL, options: [String: any Sendable]) async throws {
-        guard options[PersistentStoreOption.migratePersistentStoresAutomatically] as? Bool == true,
-            let migrator = options[PersistentStoreOption.migrator] as? any StoreMigrator,
-            Self.storeClass(forStoreType: type) != nil,  // migrators rewrite atomic store files
-            let size = try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int, size > 0
-        else { return }
-        let metadata = try Self.metadataForPersistentStore(type: type, at: url)
-        guard metadata[PersistentStore.modelVersionHashesKey] != nil,
-            !managedObjectModel.isConfiguration(configuration, compatibleWithStoreMetadata: metadata)
-        else { return }
-        logger.info("migrating the store to the current model", metadata: ["store": "\(url.path)"])
-        try await migrator.migrateStore(
-            at: url, type: type, metadata: metadata, to: managedObjectModel,
-            inferMappingModel: options[PersistentStoreOption.inferMappingModelAutomatically] as? Bool ?? false)
-    }
-
     /// Records the model's version hashes in a new store's metadata, and refuses a store that
     /// another model (version) wrote.
     private func checkCompatibility(of store: PersistentStore) throws {

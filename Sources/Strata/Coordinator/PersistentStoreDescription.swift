@@ -28,7 +28,10 @@ public struct PersistentStoreDescription: Sendable, CustomStringConvertible {
         set { options[PersistentStoreOption.readOnly] = newValue }
     }
 
-    /// Whether a store written by an older model version is migrated when it is added.
+    /// Whether a store written by an older model version is migrated when it is added: from the
+    /// version of the model's bundle that wrote it (or the model the store carries) to the
+    /// current one. With ``shouldInferMappingModelAutomatically`` (both are on by default, as
+    /// in Core Data), nothing else is needed.
     public var shouldMigrateStoreAutomatically: Bool {
         get { options[PersistentStoreOption.migratePersistentStoresAutomatically] as? Bool ?? false }
         set { options[PersistentStoreOption.migratePersistentStoresAutomatically] = newValue }

@@ -63,6 +63,9 @@ struct DataRequirements {
 
     var isEmpty: Bool { requirements.isEmpty }
 
+    /// What the objects of the destination entity `entity` must hold.
+    func requirements(for entity: String) -> [Requirement] { requirements[entity] ?? [] }
+
     /// Every requirement as "Entity.property: rule", sorted.
     var descriptions: [String] {
         requirements.values.flatMap { $0.map { "\($0.place): \($0.rule)" } }.sorted()

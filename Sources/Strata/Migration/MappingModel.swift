@@ -32,4 +32,11 @@ public struct MappingModel: Sendable {
         copy.entityMappings.append(mapping)
         return copy
     }
+
+    /// Source entity name → destination entity name, for every entity that carries over.
+    var entityRenames: [String: String] {
+        Dictionary(
+            entityMappings.compactMap { m in m.sourceEntityName.flatMap { s in m.destinationEntityName.map { (s, $0) } } },
+            uniquingKeysWith: { a, _ in a })
+    }
 }

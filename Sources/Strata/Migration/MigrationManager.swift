@@ -90,9 +90,7 @@ public struct MigrationManager: Sendable {
                 .unknownSourceVersion, "the store was not written by the source model (it differs in \(differences.joined(separator: ", ")))")
         }
         let store = metadata[PersistentStore.storeUUIDKey]?.stringValue ?? ""
-        let renames = Dictionary(
-            mapping.entityMappings.compactMap { m in m.sourceEntityName.flatMap { s in m.destinationEntityName.map { (s, $0) } } },
-            uniquingKeysWith: { a, _ in a })
+        let renames = mapping.entityRenames
         let session = MigrationSession(
             source: sourceModel, destination: destinationModel, mapping: mapping, storeIdentifier: store,
             nextReferences: destinationCounters(from: metadata, renames: renames))
@@ -191,10 +189,21 @@ public struct MigrationManager: Sendable {
     private func destinationMetadata(
         from metadata: [String: MetadataValue], renames: [String: String], counters: [String: Int64]
     ) -> [String: MetadataValue] {
-        var result = metadata
-        for (key, value) in destinationModel.storeMetadata(forConfigurationName: nil) { result[key] = value }
-        if destinationModel.versionHistory.isEmpty { result[PersistentStore.modelVersionHistoryKey] = nil }
+        var result = Self.migratedMetadata(from: metadata, to: destinationModel, renames: renames)
         result[PersistentStore.nextReferencesKey] = .dictionary(counters.mapValues(MetadataValue.integer))
+        return result
+    }
+
+    /// A store's metadata after a migration to `destination`: the new model's hashes, the
+    /// entity renames of every migration so far (so that an object URI taken under an old name
+    /// keeps resolving), object counts under the new names. Every store type's migration
+    /// writes it.
+    static func migratedMetadata(
+        from metadata: [String: MetadataValue], to destination: ManagedObjectModel, renames: [String: String]
+    ) -> [String: MetadataValue] {
+        var result = metadata
+        for (key, value) in destination.storeMetadata(forConfigurationName: nil) { result[key] = value }
+        if destination.versionHistory.isEmpty { result[PersistentStore.modelVersionHistoryKey] = nil }
         // Renames accumulate across migrations: an old name keeps resolving to the current one.
         var recorded: [String: String] = [:]
         if case .dictionary(let previous)? = metadata[PersistentStore.entityRenamesKey] {

@@ -45,11 +45,16 @@ public struct MigrationPlan: Sendable {
         }
     }
 
-    /// Migrates the store at `url` through every stage to `target` (the current version by
-    /// default). When a stage fails, the store is put back as it was before the first one (a
-    /// store whose data a later stage refuses is not left half-way). Each stage is a whole
-    /// migration: a crash leaves the store at the last completed stage's version, which the
-    /// next run continues from.
+    /// Migrates the store at `url` (binary or SQLite) through every stage to `target` (the
+    /// current version by default). When a stage fails, the store is put back as it was before
+    /// the first one (a store whose data a later stage refuses is not left half-way).
+    ///
+    /// A binary store is rewritten stage by stage: a crash leaves it at the last completed
+    /// stage's version, which the next run continues from. A SQLite store migrates in SQL, every
+    /// stage in one transaction, so a crash leaves it as it was; a stage with `willMigrate` or
+    /// `didMigrate` code, which runs in a context on the store, ends that transaction, so a
+    /// failure after such a stage leaves the store at the last completed stage. Custom mappings
+    /// with expressions, closures or policies are not supported on SQLite stores yet.
     ///
     /// - Parameter backup: Where to keep a copy of the store as it was before the first stage.
     /// - Returns: Each stage's report: what it filled in, if anything.
@@ -58,8 +63,10 @@ public struct MigrationPlan: Sendable {
         at url: URL, to target: String? = nil, backup: URL? = nil, inferMappings: Bool = true,
         progress: @escaping @Sendable (MigrationProgress) -> Void = { _ in }
     ) async throws -> [MigrationReport] {
-        let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: url)
+        let type = StoreFileMigration.storeType(ofFileAt: url)
+        let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: type, at: url)
         let stages = try stages(forStoreMetadata: metadata, to: target)
+        if type == .sqlite { return try await migrateSQLite(url, through: stages, backup: backup, inferMappings: inferMappings, progress: progress) }
         guard stages.count > 1 else { return try await migrate(url, through: stages, backup: backup, inferMappings: inferMappings, progress: progress) }
         // A copy beside the store, put back if a later stage fails.
         let original = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).before-migration")
@@ -83,38 +90,76 @@ public struct MigrationPlan: Sendable {
         }
     }
 
+    /// The model step a stage takes: its models and its mapping.
+    private func step(for stage: MigrationStage, inferMappings: Bool) throws -> MigrationStep {
+        let old = try bundle.version(named: stage.fromVersion).model
+        let new = try bundle.version(named: stage.toVersion).model
+        let mapping: MappingModel
+        if let custom = stage.mapping {
+            mapping = custom
+        } else {
+            guard inferMappings else {
+                throw MigrationError(.cannotInfer, "the stage \(stage.fromVersion) → \(stage.toVersion) has no mapping, and inference is off")
+            }
+            mapping = try MappingModel.inferred(from: old, to: new)
+        }
+        return MigrationStep(source: old, destination: new, mapping: mapping, name: "\(stage.fromVersion) → \(stage.toVersion)")
+    }
+
     private func migrate(
         _ url: URL, through stages: [MigrationStage], backup: URL?, inferMappings: Bool,
         progress: @escaping @Sendable (MigrationProgress) -> Void
     ) async throws -> [MigrationReport] {
         var reports: [MigrationReport] = []
         for (number, stage) in stages.enumerated() {
-            let old = try bundle.version(named: stage.fromVersion).model
-            let new = try bundle.version(named: stage.toVersion).model
-            if let willMigrate = stage.willMigrate { try await Self.run(willMigrate, on: url, model: old) }
-            let mapping: MappingModel
-            if let custom = stage.mapping {
-                mapping = custom
-            } else {
-                guard inferMappings else {
-                    throw MigrationError(.cannotInfer, "the stage \(stage.fromVersion) → \(stage.toVersion) has no mapping, and inference is off")
-                }
-                mapping = try MappingModel.inferred(from: old, to: new)
-            }
+            let step = try step(for: stage, inferMappings: inferMappings)
+            if let willMigrate = stage.willMigrate { try await Self.run(willMigrate, on: url, type: .binary, model: step.source) }
             logger.info("migrating", metadata: ["store": "\(url.path)", "from": "\(stage.fromVersion)", "to": "\(stage.toVersion)"])
-            var manager = MigrationManager(sourceModel: old, destinationModel: new, stageName: "\(stage.fromVersion) → \(stage.toVersion)")
-            manager.fillsMissingValues = fillsMissingValues
-            reports.append(try await manager.migrateStore(at: url, mapping: mapping, backup: number == 0 ? backup : nil, progress: progress))
-            if let didMigrate = stage.didMigrate { try await Self.run(didMigrate, on: url, model: new) }
+            reports += try await StoreFileMigration.migrate(
+                storeAt: url, type: .binary, steps: [step], fillsMissingValues: fillsMissingValues, backup: number == 0 ? backup : nil,
+                progress: progress)
+            if let didMigrate = stage.didMigrate { try await Self.run(didMigrate, on: url, type: .binary, model: step.destination) }
         }
         return reports
     }
 
+    /// The stages between code that runs on the store go in one SQL transaction each.
+    private func migrateSQLite(
+        _ url: URL, through stages: [MigrationStage], backup: URL?, inferMappings: Bool,
+        progress: @escaping @Sendable (MigrationProgress) -> Void
+    ) async throws -> [MigrationReport] {
+        var reports: [MigrationReport] = []
+        var pending: [MigrationStep] = []
+        var backup = backup
+        func flush() async throws {
+            guard !pending.isEmpty else { return }
+            logger.info("migrating", metadata: ["store": "\(url.path)", "stages": "\(pending.map(\.name).joined(separator: ", "))"])
+            reports += try await StoreFileMigration.migrate(
+                storeAt: url, type: .sqlite, steps: pending, fillsMissingValues: fillsMissingValues, backup: backup, progress: progress)
+            pending = []
+            backup = nil
+        }
+        for stage in stages {
+            let step = try step(for: stage, inferMappings: inferMappings)
+            if let willMigrate = stage.willMigrate {
+                try await flush()
+                try await Self.run(willMigrate, on: url, type: .sqlite, model: step.source)
+            }
+            pending.append(step)
+            if let didMigrate = stage.didMigrate {
+                try await flush()
+                try await Self.run(didMigrate, on: url, type: .sqlite, model: step.destination)
+            }
+        }
+        try await flush()
+        return reports
+    }
+
     private static func run(
-        _ body: @escaping @Sendable (isolated ManagedObjectContext) throws -> Void, on url: URL, model: ManagedObjectModel
+        _ body: @escaping @Sendable (isolated ManagedObjectContext) throws -> Void, on url: URL, type: StoreType, model: ManagedObjectModel
     ) async throws {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        let store = try await coordinator.addPersistentStore(type: .binary, at: url)
+        let store = try await coordinator.addPersistentStore(type: type, at: url)
         let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
         do {
             try await context.perform { context in

@@ -72,9 +72,15 @@ public struct ManagedObjectModel: Sendable, Hashable {
     /// For a model from a ``ModelBundle``: the names of the bundle's versions up to this one.
     package var versionHistory: [String] { storage.versionHistory }
 
-    /// The same model, as a version of a bundle whose versions up to it are `history`.
-    func withVersionHistory(_ history: [String]) -> ManagedObjectModel {
-        ManagedObjectModel(storage: storage.copy(versionHistory: history))
+    /// For a model from a ``ModelBundle``: the bundle's versions before this one, oldest first.
+    /// What the coordinator finds a store's source model among when it migrates the store on
+    /// open, as Core Data searches the app's bundles.
+    package var earlierVersions: [ModelBundle.Version] { storage.earlierVersions }
+
+    /// The same model, as a version of a bundle whose versions up to it are `history`, after
+    /// the versions `earlier`.
+    func withVersionHistory(_ history: [String], earlier: [ModelBundle.Version]) -> ManagedObjectModel {
+        ManagedObjectModel(storage: storage.copy(versionHistory: history, earlierVersions: earlier))
     }
 
     private init(storage: Storage) {
@@ -119,6 +125,7 @@ extension ManagedObjectModel {
         let versionHashes: [String: Data]
         let legacyVersionHashes: [String: Data]
         let versionHistory: [String]
+        let earlierVersions: [ModelBundle.Version]
         let fileNotes: [String]
         /// Concrete entities by class, for `init(context:)`.
         let layoutsByClass: [ObjectIdentifier: [EntityLayout]]
@@ -143,13 +150,14 @@ extension ManagedObjectModel {
             self.layouts = layouts
             self.versionIdentifiers = versionIdentifiers
             versionHistory = []
+            earlierVersions = []
             fileNotes = []
             layoutsByClass = Dictionary(
                 grouping: resolved.filter { !$0.isAbstract }.compactMap { layouts[$0.name] },
                 by: { ObjectIdentifier($0.entity.managedObjectClass) })
         }
 
-        private init(copying other: Storage, versionHistory: [String], fileNotes: [String]) {
+        private init(copying other: Storage, versionHistory: [String], earlierVersions: [ModelBundle.Version], fileNotes: [String]) {
             entities = other.entities
             layouts = other.layouts
             versionIdentifiers = other.versionIdentifiers
@@ -159,11 +167,14 @@ extension ManagedObjectModel {
             legacyVersionHashes = other.legacyVersionHashes
             layoutsByClass = other.layoutsByClass
             self.versionHistory = versionHistory
+            self.earlierVersions = earlierVersions
             self.fileNotes = fileNotes
         }
 
-        func copy(versionHistory: [String]? = nil, fileNotes: [String]? = nil) -> Storage {
-            Storage(copying: self, versionHistory: versionHistory ?? self.versionHistory, fileNotes: fileNotes ?? self.fileNotes)
+        func copy(versionHistory: [String]? = nil, earlierVersions: [ModelBundle.Version]? = nil, fileNotes: [String]? = nil) -> Storage {
+            Storage(
+                copying: self, versionHistory: versionHistory ?? self.versionHistory,
+                earlierVersions: earlierVersions ?? self.earlierVersions, fileNotes: fileNotes ?? self.fileNotes)
         }
     }
 }

@@ -31,9 +31,11 @@ public struct ModelBundle: Sendable {
         }
         self.name = name
         let names = versions.map(\.name)
-        self.versions = versions.enumerated().map { index, version in
-            Version(name: version.name, model: version.model.withVersionHistory(Array(names[...index])))
+        var made: [Version] = []
+        for (index, version) in versions.enumerated() {
+            made.append(Version(name: version.name, model: version.model.withVersionHistory(Array(names[...index]), earlier: made)))
         }
+        self.versions = made
         currentVersionName = current
     }
 

@@ -346,15 +346,7 @@ package struct CoreDataSQLiteSchema: Sendable {
 
     /// The `CREATE` statements, as Core Data writes them.
     package var createStatements: [String] {
-        var statements: [String] = []
-        for table in tables {
-            let columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"] + table.columns.map { "\($0.name) \($0.type)" }
-            statements.append("CREATE TABLE \(table.name) ( \(columns.joined(separator: ", ")) )")
-        }
-        for join in joinTables {
-            let columns = join.columns.map { "\($0) INTEGER" } + ["PRIMARY KEY (\(join.primaryKey.joined(separator: ", ")))"]
-            statements.append("CREATE TABLE \(join.name) ( \(columns.joined(separator: ", ")) )")
-        }
+        var statements = tables.map { $0.createStatement(named: $0.name) } + joinTables.map { $0.createStatement(named: $0.name) }
         for index in indexes {
             statements.append(index.createStatement)
         }
@@ -405,6 +397,22 @@ package struct CoreDataSQLiteSchema: Sendable {
             current = description.superentityName
         }
         return entity
+    }
+}
+
+extension CoreDataSQLiteSchema.Table {
+    /// `CREATE TABLE`, as Core Data writes it, under `name` (a migration builds a table under
+    /// another name first).
+    package func createStatement(named name: String) -> String {
+        let columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"] + self.columns.map { "\($0.name) \($0.type)" }
+        return "CREATE TABLE \(name) ( \(columns.joined(separator: ", ")) )"
+    }
+}
+
+extension CoreDataSQLiteSchema.JoinTable {
+    package func createStatement(named name: String) -> String {
+        let columns = columns.map { "\($0) INTEGER" } + ["PRIMARY KEY (\(primaryKey.joined(separator: ", ")))"]
+        return "CREATE TABLE \(name) ( \(columns.joined(separator: ", ")) )"
     }
 }
 
