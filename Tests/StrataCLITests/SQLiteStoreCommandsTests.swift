@@ -95,6 +95,38 @@ import Testing
         #expect(query.output.split(separator: "\n").count == 2, "\(query.output)")
     }
 
+    static let migrationExamples = StrataTool.packageRoot.deletingLastPathComponent()
+        .appendingPathComponent("shared/fixtures/sqlite/wibosco__CoreDataMigrationRevised-Example/CoreDataMigration-ExampleTests/Resources/SQLite").path
+    static let migrationBundle = StrataTool.packageRoot.deletingLastPathComponent().appendingPathComponent(
+        "shared/fixtures/xcdatamodels/wibosco__CoreDataMigrationRevised-Example/CoreDataMigration-Example/CoreData/Model/CoreDataMigration_Example.xcdatamodeld"
+    ).path
+
+    /// The three stores Core Data wrote at versions 1, 2 and 3 of their bundle (one with its WAL
+    /// beside it) migrate to version 4 with `strata migrate`, keeping every object and URI.
+    @Test(
+        .enabled(if: FileManager.default.fileExists(atPath: migrationExamples), "the shared SQLite fixtures are not here"),
+        arguments: [1, 2, 3])
+    func realCoreDataStoresMigrateThroughTheirLaterVersions(_ version: Int) throws {
+        let directory = try commands.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let name = "CoreDataMigration_Example_\(version).sqlite"
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: "\(Self.migrationExamples)/\(name)\(suffix)") {
+            try FileManager.default.copyItem(atPath: "\(Self.migrationExamples)/\(name)\(suffix)", toPath: directory.appendingPathComponent(name + suffix).path)
+        }
+        let store = directory.appendingPathComponent(name).path
+        let before = try StrataTool.run("dump", store)
+        #expect(before.status == 0, "\(before.errors)")
+        let ids = { (dump: String) in Set(dump.split(separator: "\n").compactMap { $0.firstMatch(of: /"id":"([^"]+)"/).map { String($0.output.1) } }) }
+        let migrated = try StrataTool.run("migrate", store, "--model", Self.migrationBundle)
+        #expect(migrated.status == 0, "\(migrated.errors)")
+        #expect(migrated.output.contains("Migrated to 'CoreDataMigration_Example 4' and verified: \(ids(before.output).count) objects."), "\(migrated.output)")
+        let after = try StrataTool.run("dump", store)
+        #expect(after.status == 0, "\(after.errors)")
+        #expect(ids(after.output) == ids(before.output) && !ids(before.output).isEmpty)
+        // Version 1's colour, renamed in version 2, is still there at version 4.
+        #expect(after.output.contains(#""hexColor":"01A5BC""#) == (version < 3 || before.output.contains("01A5BC")))
+    }
+
     static let sharedStore = StrataTool.packageRoot.deletingLastPathComponent()
         .appendingPathComponent("shared/fixtures/sqlite/alemar11__CoreDataPlus/Tests/Resources/SampleModel2/Fixtures/SampleModel2_V1.sqlite").path
 }

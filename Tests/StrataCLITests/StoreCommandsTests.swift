@@ -13,7 +13,9 @@ import Testing
     }
 
     /// The lines of a dump with store-specific IDs replaced by stable names (entity, sorted values).
-    func normalized(_ dump: String) throws -> [String] {
+    /// - Parameter sortingToManys: Whether to-many targets are compared as sets, for a dump whose
+    ///   ordered relationships were unordered before (their first order is each store's own).
+    func normalized(_ dump: String, sortingToManys: Bool = false) throws -> [String] {
         let lines = try dump.split(separator: "\n").map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
         var names: [String: String] = [:]
         for line in lines {
@@ -22,7 +24,10 @@ import Testing
         }
         return lines.map { line in
             let relationships = (line["relationships"] as? [String: Any] ?? [:]).mapValues { value -> Any in
-                if let many = value as? [String] { return many.map { names[$0] ?? $0 } }
+                if let many = value as? [String] {
+                    let named = many.map { names[$0] ?? $0 }
+                    return sortingToManys ? named.sorted() : named
+                }
                 return names[value as? String ?? ""] ?? value
             }
             let copy: [String: Any] = ["entity": line["entity"] ?? "", "values": line["values"] ?? [:], "relationships": relationships]

@@ -11,7 +11,7 @@ struct MigrateStore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate", abstract: "Migrate a store to a newer version of its model, stage by stage.")
 
-    @Argument(help: "A binary store file (none with --plan --from: plan between two versions).")
+    @Argument(help: "A binary or SQLite store file (none with --plan --from: plan between two versions).")
     var store: String?
 
     @Option(help: "The model bundle (.xcdatamodeld) whose versions the store migrates through.")
@@ -65,7 +65,8 @@ struct MigrateStore: AsyncParsableCommand {
             return
         }
         let url = URL(fileURLWithPath: store)
-        let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: url)
+        let kind = StoreFileKind(of: url)
+        let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: kind.storeType, at: url)
         let source = try bundle.version(forStoreMetadata: metadata, migratingTo: target)
         let stages = try plan.stages(forStoreMetadata: metadata, to: to)
         say("Store \(store): written by version '\(source.name)' of \(bundle.name)")
@@ -84,13 +85,27 @@ struct MigrateStore: AsyncParsableCommand {
                 say("Filled \(counted(count, "missing value")) of \(place) with its default or its type's zero value (\(report.stage))")
             }
         }
-        var verifier = StoreVerifier(file: try BinaryStoreFile(contentsOf: url))
-        verifier.model = target.model
-        try verifier.run()
-        guard verifier.problems.isEmpty else {
-            throw CommandFailure("the migrated store does not verify:\n" + verifier.problems.map { "  - \($0)" }.joined(separator: "\n"))
+        let (objects, problems) = try verify(url, kind: kind, model: target.model)
+        guard problems.isEmpty else {
+            throw CommandFailure("the migrated store does not verify:\n" + problems.map { "  - \($0)" }.joined(separator: "\n"))
         }
-        say("Migrated to '\(target.name)' and verified: \(counted(verifier.objectCount, "object"))\(backup.map { "; the original is at \($0)" } ?? "").")
+        say("Migrated to '\(target.name)' and verified: \(counted(objects, "object"))\(backup.map { "; the original is at \($0)" } ?? "").")
+    }
+
+    /// Checks the migrated store whole, with the model it is now at.
+    private func verify(_ url: URL, kind: StoreFileKind, model: ManagedObjectModel) throws -> (objects: Int, problems: [String]) {
+        switch kind {
+        case .binary:
+            var verifier = StoreVerifier(file: try BinaryStoreFile(contentsOf: url))
+            verifier.model = model
+            try verifier.run()
+            return (verifier.objectCount, verifier.problems)
+        case .sqlite:
+            var verifier = try SQLiteStoreVerifier(url: url)
+            verifier.model = model
+            try verifier.run()
+            return (verifier.objectCount, verifier.problems)
+        }
     }
 
     /// Says what each stage does, adding a custom stage for `--mapping`; fails naming every

@@ -130,7 +130,7 @@ extension SQLiteStoreMigration.StepRun {
                     let target = entity.attributes.first(where: { $0.attribute.name == property.name }),
                     Self.needsConversion(from: origin.attribute, to: target.attribute)
                 else { continue }
-                try convert(target, from: origin.attribute, in: entity, store: store)
+                try convert(target, from: origin, of: source, in: entity, store: store)
             }
         }
     }
@@ -150,14 +150,16 @@ extension SQLiteStoreMigration.StepRun {
         return !(Set([source.type, destination.type]) == [.binaryData, .transformable])
     }
 
+    /// Reads each value from the old table, where it has its old stored form (the new column's
+    /// affinity may have changed it: a REAL copied into a VARCHAR column becomes text).
     private mutating func convert(
-        _ column: CoreDataSQLiteMapping.AttributeColumn, from source: AttributeDescription, in entity: CoreDataSQLiteMapping.Entity,
-        store: String
+        _ column: CoreDataSQLiteMapping.AttributeColumn, from origin: CoreDataSQLiteMapping.AttributeColumn,
+        of source: CoreDataSQLiteMapping.Entity, in entity: CoreDataSQLiteMapping.Entity, store: String
     ) throws {
-        let table = entity.table
         let select = try connection.statement(
-            "SELECT Z_PK, \(column.column) FROM \(table) WHERE Z_ENT = \(entity.number) AND \(column.column) IS NOT NULL AND Z_PK > ? ORDER BY Z_PK LIMIT 1000")
-        let update = try connection.statement("UPDATE \(table) SET \(column.column) = ? WHERE Z_PK = ?")
+            "SELECT Z_PK, \(origin.column) FROM \(Self.old(source.table)) WHERE Z_ENT = \(source.number) AND \(origin.column) IS NOT NULL "
+                + "AND Z_PK > ? ORDER BY Z_PK LIMIT 1000")
+        let update = try connection.statement("UPDATE \(entity.table) SET \(column.column) = ? WHERE Z_PK = ?")
         let place = "\(entity.layout.name).\(column.attribute.name)"
         var last = Int64.min
         while true {
@@ -166,8 +168,8 @@ extension SQLiteStoreMigration.StepRun {
             guard let end = batch.last?.0 else { return }
             for (reference, stored) in batch {
                 let uri = { ManagedObjectID.make(store: store, entity: entity.layout.name, reference: reference).uriRepresentation().absoluteString }
-                guard let value = try? CoreDataSQLiteValues.decode(stored, for: source) else {
-                    failures.append(lost: "\(uri()): \(place): its stored value does not read as a \(source.type.rawValue)")
+                guard let value = try? CoreDataSQLiteValues.decode(stored, for: origin.attribute) else {
+                    failures.append(lost: "\(uri()): \(place): its stored value does not read as a \(origin.attribute.type.rawValue)")
                     continue
                 }
                 guard let converted = TypeConversion.convert(value, to: column.attribute.type) else {
