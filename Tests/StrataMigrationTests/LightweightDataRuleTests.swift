@@ -5,7 +5,11 @@ import Testing
 
 /// Core Data infers a mapping for steps that make values required, and lets the data decide
 /// (`formats/coredata-lightweight-migration.md`). Each test names the rule of that page it checks.
+/// The tests that migrate data run on both store types (the argument is the file's extension):
+/// the binary store's rewrite and the SQLite store's migration in SQL decide alike.
 @Suite struct LightweightDataRuleTests {
+    static let kinds = ["store", "sqlite"]
+
     /// Version 1: notes with an optional title and an optional link to a folder.
     static func v1() throws -> ManagedObjectModel {
         try ManagedObjectModel {
@@ -47,11 +51,30 @@ import Testing
         return try ManagedObjectModel(entities: entities)
     }
 
+    /// What a failed migration must leave as it was: a binary store's bytes; a SQLite store's
+    /// metadata and rows (its main file's bytes change whenever SQLite checkpoints its log).
+    static func state(of url: URL, model: ManagedObjectModel) async throws -> String {
+        guard url.pathExtension == "sqlite" else { return try Data(contentsOf: url).base64EncodedString() }
+        let hashes = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)[PersistentStore.modelVersionHashesKey]
+        let rows = try await MigrationFixtures.withStore(at: url, model: model) { context in
+            try context.objects("Note", sortedBy: "title").map { object in
+                try object.entity.attributes.map { "\(try object.value(forKey: $0.name) ?? "nil")" }.joined(separator: ",")
+            }
+        }
+        return "\(String(describing: hashes)) \(rows)"
+    }
+
+    /// Migrates the store at `url` (its type told by its file) with an inferred mapping, through
+    /// a plan of the two versions.
     @discardableResult
-    static func migrate(_ url: URL, to destination: ManagedObjectModel, fill: Bool = false) async throws -> MigrationReport {
-        var manager = MigrationManager(sourceModel: try v1(), destinationModel: destination, stageName: "v1 → v2")
-        manager.fillsMissingValues = fill
-        return try await manager.migrateStore(at: url, mapping: try MappingModel.inferred(from: try v1(), to: destination))
+    static func migrate(
+        _ url: URL, from source: ManagedObjectModel? = nil, to destination: ManagedObjectModel, fill: Bool = false,
+        names: (String, String) = ("v1", "v2")
+    ) async throws -> MigrationReport {
+        let bundle = try ModelBundle(name: "Notes", versions: [(names.0, try source ?? v1()), (names.1, destination)])
+        var plan = MigrationPlan(bundle: bundle)
+        plan.fillsMissingValues = fill
+        return try #require(try await plan.migrateStore(at: url).first)
     }
 
     static func titles(in url: URL, model: ManagedObjectModel) async throws -> [String?] {
@@ -68,11 +91,11 @@ import Testing
         }
     }
 
-    @Test func optionalToRequiredWithADefaultFillsTheEmptyValues() async throws {
+    @Test(arguments: kinds) func optionalToRequiredWithADefaultFillsTheEmptyValues(_ kind: String) async throws {
         // §3: optional → required, with default: NULLs replaced by the default, others copied.
         let directory = try MigrationFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Notes.store")
+        let url = directory.appendingPathComponent("Notes.\(kind)")
         _ = try await Self.store(at: url, titles: ["Kept", nil])
         let destination = try Self.v2(Self.titleRequired(default: "Untitled"))
         let report = try await Self.migrate(url, to: destination)
@@ -80,13 +103,13 @@ import Testing
         #expect(try await Self.titles(in: url, model: destination) == ["Kept", "Untitled"])
     }
 
-    @Test func optionalToRequiredWithoutADefaultFailsOnEmptyValuesAndWritesNothing() async throws {
+    @Test(arguments: kinds) func optionalToRequiredWithoutADefaultFailsOnEmptyValuesAndWritesNothing(_ kind: String) async throws {
         // §3: optional → required, no default: inferred; fails iff some row is NULL, naming it; store unchanged.
         let directory = try MigrationFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Notes.store")
+        let url = directory.appendingPathComponent("Notes.\(kind)")
         let uris = try await Self.store(at: url, titles: ["Kept", nil, nil])
-        let before = try Data(contentsOf: url)
+        let before = try await Self.state(of: url, model: try Self.v1())
         let destination = try Self.v2(Self.titleRequired(default: nil))
         let error = await #expect(throws: MigrationError.self) { try await Self.migrate(url, to: destination) }
         #expect(error?.code == .missingValues)
@@ -95,20 +118,20 @@ import Testing
         #expect(error?.message == "v1 → v2: 2 problems in the store's data, so the migration wrote nothing and the store is unchanged; "
             + "give the step a custom mapping that sets them, or run `strata migrate --fill-defaults` to give each missing attribute "
             + "value its default or its type's zero value")
-        #expect(try Data(contentsOf: url) == before)
+        #expect(try await Self.state(of: url, model: try Self.v1()) == before)
 
         // The same step succeeds on a store whose data has every value.
-        let full = directory.appendingPathComponent("Full.store")
+        let full = directory.appendingPathComponent("Full.\(kind)")
         _ = try await Self.store(at: full, titles: ["A", "B"])
         try await Self.migrate(full, to: destination)
         #expect(try await Self.titles(in: full, model: destination) == ["A", "B"])
     }
 
-    @Test func fillDefaultsGivesTheZeroValueAndSaysSo() async throws {
+    @Test(arguments: kinds) func fillDefaultsGivesTheZeroValueAndSaysSo(_ kind: String) async throws {
         // The opt-in beyond Core Data: what §3 would fail on is filled, and reported.
         let directory = try MigrationFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Notes.store")
+        let url = directory.appendingPathComponent("Notes.\(kind)")
         _ = try await Self.store(at: url, titles: ["Kept", nil, nil])
         let destination = try Self.v2(Self.titleRequired(default: nil))
         let report = try await Self.migrate(url, to: destination, fill: true)
@@ -116,27 +139,27 @@ import Testing
         #expect(try await Self.titles(in: url, model: destination) == ["Kept", "", ""])
     }
 
-    @Test func aNewRequiredAttributeWithoutADefaultFailsOnlyWhenTheEntityHasObjects() async throws {
+    @Test(arguments: kinds) func aNewRequiredAttributeWithoutADefaultFailsOnlyWhenTheEntityHasObjects(_ kind: String) async throws {
         // §3: new, required, no default: fails if the entity has any row; succeeds on an empty table.
         let directory = try MigrationFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let destination = try Self.v2 { $0.attributes.append(AttributeDescription(name: "author", type: .string)) }
-        let url = directory.appendingPathComponent("Notes.store")
+        let url = directory.appendingPathComponent("Notes.\(kind)")
         let uris = try await Self.store(at: url, titles: ["A"])
         let error = await #expect(throws: MigrationError.self) { try await Self.migrate(url, to: destination) }
         #expect(error?.problems == [
             "\(uris[0].absoluteString): Note.author: a new required attribute without a default value has no value (§3: new, required, no default)"
         ])
-        let empty = directory.appendingPathComponent("Empty.store")
+        let empty = directory.appendingPathComponent("Empty.\(kind)")
         _ = try await Self.store(at: empty, titles: [])
         try await Self.migrate(empty, to: destination)
     }
 
-    @Test func aToOneMadeRequiredFailsOnObjectsWithoutOne() async throws {
+    @Test(arguments: kinds) func aToOneMadeRequiredFailsOnObjectsWithoutOne(_ kind: String) async throws {
         // §5: optional → required to-one: fails iff some row has a NULL foreign key.
         let directory = try MigrationFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Notes.store")
+        let url = directory.appendingPathComponent("Notes.\(kind)")
         let uris = try await Self.store(at: url, titles: ["In a folder", "Loose"])
         let destination = try Self.v2 { $0.relationships[0].isOptional = false }
         let error = await #expect(throws: MigrationError.self) { try await Self.migrate(url, to: destination, fill: true) }
@@ -144,7 +167,7 @@ import Testing
         #expect(error?.problems == ["\(uris[1].absoluteString): Note.folder: it becomes required and is empty here (§5: becomes mandatory)"])
     }
 
-    @Test func aNonOptionalToManyWithNoMinimumMayStayEmpty() async throws {
+    @Test(arguments: kinds) func aNonOptionalToManyWithNoMinimumMayStayEmpty(_ kind: String) async throws {
         // §5 and §6: a non-optional to-many with minCount 0 is not mandatory: valid when empty,
         // at migration and at every save.
         let directory = try MigrationFixtures.temporaryDirectory()
@@ -153,7 +176,7 @@ import Testing
         let folder = try #require(entities.firstIndex { $0.name == "Folder" })
         entities[folder].relationships[0].isOptional = false
         let destination = try ManagedObjectModel(entities: entities)
-        let url = directory.appendingPathComponent("Notes.store")
+        let url = directory.appendingPathComponent("Notes.\(kind)")
         _ = try await Self.store(at: url, titles: ["A"], folderFor: false)
         try await Self.migrate(url, to: destination)
         try await MigrationFixtures.withStore(at: url, model: destination) { context in
@@ -165,13 +188,13 @@ import Testing
         // With a minimum it is mandatory: an empty one fails the migration (§5) and a save (§6, 1580).
         entities[folder].relationships[0].minCount = 1
         let mandatory = try ManagedObjectModel(entities: entities)
-        let other = directory.appendingPathComponent("Other.store")
+        let other = directory.appendingPathComponent("Other.\(kind)")
         _ = try await Self.store(at: other, titles: ["A"], folderFor: false)
         let error = await #expect(throws: MigrationError.self) { try await Self.migrate(other, to: mandatory) }
         #expect(error?.problems.first?.hasSuffix("Folder.notes: it becomes required and holds no object here (§5: becomes mandatory)") == true)
     }
 
-    @Test func numericAndBooleanChangesAreInferredAndKeepWhatAnAppReads() async throws {
+    @Test(arguments: kinds) func numericAndBooleanChangesAreInferredAndKeepWhatAnAppReads(_ kind: String) async throws {
         // §4: any pair of Integer 16/32/64, Decimal, Double, Float, Boolean is inferred; the
         // stored number is kept as an app reads it.
         let directory = try MigrationFixtures.temporaryDirectory()
@@ -180,7 +203,7 @@ import Testing
             (AttributeType.boolean, [false, true, true] as [any Sendable]), (.double, [0.0, 100.0, 200.0]), (.integer16, [0, 100, 200] as [Int16]),
             (.decimal, [Decimal(0), 100, 200]),
         ] as [(AttributeType, [any Sendable])] {
-            let url = directory.appendingPathComponent("\(type.rawValue).store")
+            let url = directory.appendingPathComponent("\(type.rawValue).\(kind)")
             _ = try await Self.store(at: url, titles: ["a", "b", "c"])
             let destination = try Self.v2 { note in note.attributes[1].type = type }
             try await Self.migrate(url, to: destination)
@@ -191,12 +214,12 @@ import Testing
         }
     }
 
-    @Test func aNumberThatNoLongerFitsFailsNamingItsObject() async throws {
+    @Test(arguments: kinds) func aNumberThatNoLongerFitsFailsNamingItsObject(_ kind: String) async throws {
         // §4 copies the stored value; one that does not fit its new integer type is not read back
         // as itself, so Strata fails on it (every such object named) rather than change it.
         let directory = try MigrationFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Notes.store")
+        let url = directory.appendingPathComponent("Notes.\(kind)")
         let wide = try ManagedObjectModel {
             EntityDescription("Counter") { AttributeDescription("value", .integer64) }
         }
@@ -209,9 +232,8 @@ import Testing
         let narrow = try ManagedObjectModel {
             EntityDescription("Counter") { AttributeDescription("value", .integer16) }
         }
-        let manager = MigrationManager(sourceModel: wide, destinationModel: narrow, stageName: "wide → narrow")
         let error = await #expect(throws: MigrationError.self) {
-            try await manager.migrateStore(at: url, mapping: try MappingModel.inferred(from: wide, to: narrow))
+            try await Self.migrate(url, from: wide, to: narrow, names: ("wide", "narrow"))
         }
         #expect(error?.code == .dataLoss)
         #expect(error?.problems == ["\(uri.absoluteString): Counter.value: its Integer 64 value does not fit a Integer 16 attribute (§4)"])
@@ -255,7 +277,7 @@ import Testing
 
 /// A staged plan whose later stage the data refuses leaves the store as it was before the first.
 @Suite struct StagedDataRuleTests {
-    @Test func aLaterStageThatFailsPutsTheStoreBackAsItWas() async throws {
+    @Test(arguments: LightweightDataRuleTests.kinds) func aLaterStageThatFailsPutsTheStoreBackAsItWas(_ kind: String) async throws {
         let directory = try MigrationFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         func model(size: Bool, titleRequired: Bool) throws -> ManagedObjectModel {
@@ -270,16 +292,17 @@ import Testing
             ("Notes", try model(size: false, titleRequired: false)), ("Notes 2", try model(size: true, titleRequired: false)),
             ("Notes 3", try model(size: true, titleRequired: true)),
         ])
-        let url = directory.appendingPathComponent("Notes.store")
+        let url = directory.appendingPathComponent("Notes.\(kind)")
         try await MigrationFixtures.withStore(at: url, model: bundle.versions[0].model) { context in
             _ = try context.insertNewObject(forEntityName: "Note")  // no title
             try context.save()
         }
-        let before = try Data(contentsOf: url)
+        let before = try await LightweightDataRuleTests.state(of: url, model: bundle.versions[0].model)
         let error = await #expect(throws: MigrationError.self) { try await MigrationPlan(bundle: bundle).migrateStore(at: url) }
         #expect(error?.code == .missingValues)
         #expect(error?.message.hasPrefix("Notes 2 → Notes 3: 1 problem") == true)
-        #expect(try Data(contentsOf: url) == before, "back at version 1, not left at version 2")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["Notes.store"], "no copy left behind")
+        #expect(try await LightweightDataRuleTests.state(of: url, model: bundle.versions[0].model) == before, "back at version 1, not left at version 2")
+        // Nothing beside the store but SQLite's own -wal and -shm files.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { $0.hasPrefix("Notes.\(kind)") }, "no copy left behind")
     }
 }

@@ -17,13 +17,14 @@ enum MigrationFixtures {
         return url
     }
 
-    /// Opens a binary store with `model`, runs `body` in a context, saves, and closes it.
+    /// Opens a store with `model` (SQLite for a `.sqlite` file, else binary), runs `body` in a
+    /// context, saves, and closes it.
     @discardableResult
     static func withStore<T: Sendable>(
         at url: URL, model: ManagedObjectModel, _ body: @escaping @Sendable (isolated ManagedObjectContext) throws -> T
     ) async throws -> T {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        let store = try await coordinator.addPersistentStore(type: .binary, at: url)
+        let store = try await coordinator.addPersistentStore(type: url.pathExtension == "sqlite" ? .sqlite : .binary, at: url)
         let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
         let result = try await context.perform { context in
             let result = try body(context)
