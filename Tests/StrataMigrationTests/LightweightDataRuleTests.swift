@@ -53,15 +53,21 @@ import Testing
 
     /// What a failed migration must leave as it was: a binary store's bytes; a SQLite store's
     /// metadata and rows (its main file's bytes change whenever SQLite checkpoints its log).
-    static func state(of url: URL, model: ManagedObjectModel) async throws -> String {
-        guard url.pathExtension == "sqlite" else { return try Data(contentsOf: url).base64EncodedString() }
+    static func state(of url: URL, model: ManagedObjectModel) async throws -> StoreState {
+        guard url.pathExtension == "sqlite" else { return StoreState(bytes: try Data(contentsOf: url)) }
         let hashes = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)[PersistentStore.modelVersionHashesKey]
         let rows = try await MigrationFixtures.withStore(at: url, model: model) { context in
             try context.objects("Note", sortedBy: "title").map { object in
                 try object.entity.attributes.map { "\(try object.value(forKey: $0.name) ?? "nil")" }.joined(separator: ",")
-            }
+            }.sorted()  // several notes may have no title
         }
-        return "\(String(describing: hashes)) \(rows)"
+        return StoreState(hashes: hashes, rows: rows)
+    }
+
+    struct StoreState: Equatable {
+        var bytes: Data?
+        var hashes: MetadataValue?
+        var rows: [String] = []
     }
 
     /// Migrates the store at `url` (its type told by its file) with an inferred mapping, through
