@@ -14,13 +14,13 @@ struct MigrationStep: Sendable {
 /// Runs model steps on a store file of either built-in type: the binary store's streaming
 /// rewrite (``MigrationManager``), one step at a time, or the SQLite store's migration in SQL,
 /// every step in one transaction. What migration on open and ``MigrationPlan`` share.
-enum StoreFileMigration {
+package enum StoreFileMigration {
     /// The store types Strata migrates files of.
     static let migratableTypes: Set<StoreType> = [.binary, .sqlite]
 
     /// The type of the store file at `url`: SQLite when it starts with SQLite's header (or,
     /// for an empty or missing file, ends in `.sqlite`), else binary.
-    static func storeType(ofFileAt url: URL) -> StoreType {
+    package static func storeType(ofFileAt url: URL) -> StoreType {
         let magic = Data("SQLite format 3\u{0}".utf8)
         if let handle = try? FileHandle(forReadingFrom: url) {
             defer { try? handle.close() }

@@ -6,18 +6,8 @@ import Strata
 enum StoreFileKind {
     case binary, sqlite
 
-    static let sqliteMagic = Data("SQLite format 3\u{0}".utf8)
-
     init(of url: URL) {
-        if let handle = try? FileHandle(forReadingFrom: url) {
-            defer { try? handle.close() }
-            let head = (try? handle.read(upToCount: Self.sqliteMagic.count)) ?? Data()
-            if !head.isEmpty {
-                self = head == Self.sqliteMagic ? .sqlite : .binary
-                return
-            }
-        }
-        self = ["sqlite", "sqlite3", "db"].contains(url.pathExtension.lowercased()) ? .sqlite : .binary
+        self = StoreFileMigration.storeType(ofFileAt: url) == .sqlite ? .sqlite : .binary
     }
 
     var storeType: StoreType {
