@@ -140,6 +140,37 @@ import Testing
         }
     }
 
+    /// Strings compare by their Unicode scalars on every store, as Core Data's SQLite store
+    /// compares them: "é" as one scalar and as "e" + U+0301 are two strings (Swift's `==` would
+    /// call them equal), and sort in UTF-8 byte order. Folding (`[d]`) makes them one.
+    @Test(arguments: [StoreKind.inMemory, .binary, .sqlite])
+    func stringsCompareByTheirScalars(_ kind: StoreKind) async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
+        let (composed, decomposed) = ("Caf\u{E9}", "Cafe\u{301}")
+        try await backgroundContext(coordinator).perform { context in
+            for title in [composed, decomposed] {
+                let book = try Book(context: context)
+                book.title = title
+            }
+            try context.save()
+        }
+        // A new context reads the stored rows, not objects it holds.
+        let results = try await backgroundContext(coordinator).perform { context in
+            try [
+                ("title == %@", composed), ("title BEGINSWITH %@", "Cafe"), ("title ==[d] %@", "Cafe"), ("title < %@", composed),
+                ("title CONTAINS %@", "\u{E9}"),
+            ].map { format, argument in
+                try context.fetch(FetchRequest<Book>(predicate: try FetchPredicate(format: format, argument))).map(\.title).sorted()
+            } + [try context.fetch(FetchRequest<Book>(sortDescriptors: [.ascending("title")])).map(\.title)]
+        }
+        #expect(results[0] == [composed])
+        #expect(results[1] == [decomposed])
+        #expect(Set(results[2]) == [composed, decomposed])
+        #expect(results[3] == [decomposed], "U+0065 sorts before U+00E9")
+        #expect(results[4] == [composed])
+        #expect(results[5] == [decomposed, composed])
+    }
+
     @Test(arguments: StoreKind.queryable)
     func argumentsFillTheirPlaces(_ kind: StoreKind) async throws {
         let (coordinator, ids) = try await Self.graph(kind)

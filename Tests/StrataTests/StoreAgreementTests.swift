@@ -42,7 +42,8 @@ import Testing
             return Bool.random(using: &random) ? "(\(left) \(join) \(right))" : "NOT (\(left) \(join) \(right))"
         }
         let pages = [0, 183, 249, 280, 400, 474, 592, 880, 1000][Int.random(in: 0..<9, using: &random)]
-        let words = ["Emma", "e", "a", "Middlemarch", "N", "Jane", "classic", "french", "zzz"]
+        // "Émile" in both of Unicode's forms: strings compare by their scalars on every store.
+        let words = ["Emma", "e", "a", "Middlemarch", "N", "Jane", "classic", "french", "zzz", "\u{C9}mile", "E\u{301}mile"]
         let word = words[Int.random(in: 0..<words.count, using: &random)]
         let comparisons = [
             "pages < \(pages)", "pages >= \(pages)", "pages == \(pages)", "pages BETWEEN {\(pages), \(pages + 300)}",
@@ -50,6 +51,12 @@ import Testing
             "author.name CONTAINS[cd] '\(word)'", "author.born < CAST(0, 'NSDate')", "author.born == nil",
             "ANY tags.label == '\(word)'", "tags.@count >= \(pages % 3)", "SUBQUERY(tags, $t, $t.label BEGINSWITH '\(word)').@count > 0",
             "author.books.@count > \(pages % 4)",
+            // What the SQLite store compiles to SQL, and its edges: nil, NOT, lists, patterns, to-one paths.
+            "pages != \(pages)", "NOT pages > \(pages)", "pages IN {183, \(pages), 592}", "title != '\(word)'", "title < '\(word)'",
+            "title >= '\(word)'", "title IN {'Emma', '\(word)'}", "title LIKE[c] '*\(word)*'", "title ENDSWITH 'a'",
+            "title MATCHES '.*\(word).*'", "title BEGINSWITH[cd] '\(word)'", "author == nil", "author != nil",
+            "author.name == '\(word)'", "author.name != '\(word)'", "author.name BEGINSWITH '\(word)'", "author.born == nil",
+            "author.born != nil", "\(pages) > pages", "'\(word)' == title", "TRUEPREDICATE", "FALSEPREDICATE",
         ]
         return comparisons[Int.random(in: 0..<comparisons.count, using: &random)]
     }

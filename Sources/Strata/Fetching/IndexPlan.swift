@@ -130,7 +130,7 @@ struct IndexPlan {
             let start = Self.firstIndex(in: entries) { $0.compare(to: .string(prefix)) != .orderedAscending }
             var references: [Int64] = []
             for (value, reference) in entries[start...] {
-                guard case .string(let text) = value, text.hasPrefix(prefix) else { break }
+                guard case .string(let text) = value, text.utf8.starts(with: prefix.utf8) else { break }
                 references.append(reference)
             }
             return references

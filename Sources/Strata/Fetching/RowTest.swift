@@ -87,10 +87,22 @@ struct RowTest {
             return compare(value, op, constant)
         case .string(let slot, let op, let constant):
             guard case .string(let value)? = row.attributes[slot] else { return op == .notEqual }
-            return compare(value, op, constant)
+            return compare(PredicateEvaluator.literalOrder(value, constant), op)
         case .date(let slot, let op, let constant):
             guard case .date(let value)? = row.attributes[slot] else { return op == .notEqual }
             return compare(value, op, constant)
+        }
+    }
+
+    private static func compare(_ order: ComparisonResult, _ op: FetchPredicate.Operator) -> Bool {
+        switch op {
+        case .equal: order == .orderedSame
+        case .notEqual: order != .orderedSame
+        case .lessThan: order == .orderedAscending
+        case .lessThanOrEqual: order != .orderedDescending
+        case .greaterThan: order == .orderedDescending
+        case .greaterThanOrEqual: order != .orderedAscending
+        default: false
         }
     }
 

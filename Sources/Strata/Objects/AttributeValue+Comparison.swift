@@ -5,7 +5,7 @@ extension AttributeValue {
     /// `nil` when they have no order between them.
     func compare(to other: AttributeValue) -> ComparisonResult? {
         switch (self, other) {
-        case (.string(let a), .string(let b)): return Self.order(a, b)
+        case (.string(let a), .string(let b)): return PredicateEvaluator.literalOrder(a, b)
         case (.date(let a), .date(let b)): return Self.order(a, b)
         case (.boolean(let a), .boolean(let b)): return Self.order(a ? 1 : 0, b ? 1 : 0)
         case (.uuid(let a), .uuid(let b)): return Self.order(a.uuidString, b.uuidString)

@@ -55,6 +55,15 @@ struct PredicateEvaluator {
     func compare(
         _ lhs: EvaluationValue, _ op: FetchPredicate.Operator, _ rhs: EvaluationValue, _ options: FetchPredicate.Options
     ) throws -> Bool {
+        try Self.compare(lhs, op, rhs, options, patterns: patterns)
+    }
+
+    /// The comparison itself, for the evaluator and for the SQL functions the SQLite store
+    /// registers (so that a condition run in SQL decides exactly as here).
+    static func compare(
+        _ lhs: EvaluationValue, _ op: FetchPredicate.Operator, _ rhs: EvaluationValue, _ options: FetchPredicate.Options,
+        patterns: PatternCache
+    ) throws -> Bool {
         switch op {
         case .equal: return Self.equal(lhs, rhs, options)
         case .notEqual: return !Self.equal(lhs, rhs, options)
@@ -64,11 +73,11 @@ struct PredicateEvaluator {
         case .greaterThanOrEqual: return [.orderedDescending, .orderedSame].contains(Self.order(lhs, rhs, options))
         case .beginsWith, .endsWith:
             guard case .string(let text) = lhs, case .string(let affix) = rhs else { return false }
-            let (a, b) = (Self.fold(text, options), Self.fold(affix, options))
-            return op == .beginsWith ? a.hasPrefix(b) : a.hasSuffix(b)
+            let (a, b) = (Array(Self.fold(text, options).utf8), Array(Self.fold(affix, options).utf8))
+            return op == .beginsWith ? a.starts(with: b) : a.reversed().starts(with: b.reversed())
         case .contains:
             if case .string(let text) = lhs, case .string(let part) = rhs {
-                return Self.fold(text, options).contains(Self.fold(part, options))
+                return Self.literallyContains(Self.fold(text, options), Self.fold(part, options))
             }
             return lhs.elements.contains { Self.equal($0, rhs, options) }
         case .like:
@@ -79,7 +88,7 @@ struct PredicateEvaluator {
             return try patterns.matches(text, regex: pattern, options: options)
         case .in:
             if case .string(let part) = lhs, case .string(let text) = rhs {
-                return Self.fold(text, options).contains(Self.fold(part, options))
+                return Self.literallyContains(Self.fold(text, options), Self.fold(part, options))
             }
             return rhs.elements.contains { Self.equal(lhs, $0, options) }
         case .between:
@@ -93,6 +102,20 @@ struct PredicateEvaluator {
         }
     }
 
+    /// Whether `part`'s UTF-8 bytes occur in `text`'s (an empty string occurs in every one).
+    static func literallyContains(_ text: String, _ part: String) -> Bool {
+        text.utf8.firstRange(of: part.utf8) != nil
+    }
+
+    /// Strings compare by their Unicode scalars (in UTF-8 byte order), not by Swift's canonical
+    /// equivalence: as Core Data's SQLite store compares them (SQLite's `BINARY` collation), so
+    /// that a condition run in SQL and one evaluated here agree on every store. "é" as one
+    /// scalar and as "e" + a combining accent are different strings, as in Core Data's store.
+    static func literalOrder(_ a: String, _ b: String) -> ComparisonResult {
+        if a.utf8.elementsEqual(b.utf8) { return .orderedSame }
+        return a.utf8.lexicographicallyPrecedes(b.utf8) ? .orderedAscending : .orderedDescending
+    }
+
     static func fold(_ text: String, _ options: FetchPredicate.Options) -> String {
         var folding: String.CompareOptions = []
         if options.contains(.caseInsensitive) || options.contains(.normalized) { folding.insert(.caseInsensitive) }
@@ -104,7 +127,7 @@ struct PredicateEvaluator {
         switch (lhs, rhs) {
         case (.null, .null): return true
         case (.null, _), (_, .null): return false
-        case (.string(let a), .string(let b)): return fold(a, options) == fold(b, options)
+        case (.string(let a), .string(let b)): return fold(a, options).utf8.elementsEqual(fold(b, options).utf8)
         case (.date(let a), .date(let b)): return a == b
         case (.data(let a), .data(let b)): return a == b
         case (.uuid(let a), .uuid(let b)): return a == b
@@ -125,7 +148,7 @@ struct PredicateEvaluator {
             a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
         }
         switch (lhs, rhs) {
-        case (.string(let a), .string(let b)): return order(fold(a, options), fold(b, options))
+        case (.string(let a), .string(let b)): return literalOrder(fold(a, options), fold(b, options))
         case (.date(let a), .date(let b)): return order(a, b)
         case (.integer(let a), .integer(let b)): return order(a, b)
         case (.decimal(let a), .decimal(let b)): return order(a, b)

@@ -28,13 +28,20 @@ extension SQLiteStore {
         }
     }
 
-    func readRows(of layout: EntityLayout, in snapshot: any IncrementalStoreSnapshot) throws -> [(reference: Int64, row: Row)] {
+    /// The rows of one entity (not its subentities) that may match `predicate`: what of it
+    /// translates to SQL (``SQLiteFetchCondition``) runs in the query; the fetching context
+    /// evaluates the whole predicate on what comes back.
+    func readRows(
+        of layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot
+    ) throws -> [(reference: Int64, row: Row)] {
         guard let snapshot = snapshot as? SQLiteReadSnapshot, let entity = mapping.entities[layout.name] else { return [] }
+        let condition = predicate.flatMap { SQLiteFetchCondition.compile($0, for: entity, in: mapping, store: identifier) }
+        if condition?.sql == "0" { return [] }
         return try sqlite {
             try snapshot.read { connection in
                 var rows: [(reference: Int64, row: Row)] = []
-                let select = try connection.statement(entity.select(where: "t.Z_ENT = ?"))
-                try select.forEachRow([.integer(Int64(entity.number))]) { statement in
+                let select = try connection.statement(entity.select(where: "t.Z_ENT = ?" + (condition.map { " AND (\($0.sql))" } ?? "")))
+                try select.forEachRow([.integer(Int64(entity.number))] + (condition?.bindings ?? [])) { statement in
                     rows.append(try decode(statement, entity: entity))
                 }
                 guard !entity.toManys.isEmpty, !rows.isEmpty else { return rows }

@@ -361,12 +361,11 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         try readRow(for: id, layout: layout, in: snapshot)
     }
 
-    /// Every row of the entity: the predicate is evaluated by the fetching context for now
-    /// (compiling it to SQL comes next).
+    /// The entity's rows that may match `predicate`, narrowed in SQL as far as it translates.
     override func rows(
         of layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)] {
-        try readRows(of: layout, in: snapshot)
+        try readRows(of: layout, matching: predicate, in: snapshot)
     }
 
     override func commit(_ changes: ChangeSet) throws -> [ManagedObjectID: Int64] {
@@ -396,9 +395,9 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
 
     public override func execute(_ request: IncrementalStoreRequest, with snapshot: (any IncrementalStoreSnapshot)?) throws -> IncrementalStoreResult {
         switch request {
-        case .fetch(let entity, _):
+        case .fetch(let entity, let predicate):
             guard let snapshot, let layout = managedObjectModel.layout(for: entity.name) else { return .nodes([]) }
-            return .nodes(try readRows(of: layout, in: snapshot).map { reference, row in
+            return .nodes(try readRows(of: layout, matching: predicate, in: snapshot).map { reference, row in
                 IncrementalStoreNode(objectID: newObjectID(for: entity, referenceObject: reference), row: row, layout: layout)
             })
         case .save(let request):

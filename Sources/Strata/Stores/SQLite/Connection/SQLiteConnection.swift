@@ -33,6 +33,7 @@ package final class SQLiteConnection: @unchecked Sendable {
         sqlite3_extended_result_codes(handle, 1)
         let (seconds, attoseconds) = busyTimeout.components
         sqlite3_busy_timeout(handle, Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+        try registerTextComparison()
     }
 
     deinit {
@@ -40,13 +41,18 @@ package final class SQLiteConnection: @unchecked Sendable {
         sqlite3_close_v2(handle)
     }
 
-    /// The cached statement for `sql`, prepared on first use.
+    /// The cached statement for `sql`, prepared on first use. The cache is emptied when it
+    /// reaches ``cachedStatementLimit``: fetch conditions with lists of many lengths would
+    /// otherwise keep a statement for each.
     package func statement(_ sql: String) throws -> SQLiteStatement {
         if let statement = statements[sql] { return statement }
+        if statements.count >= Self.cachedStatementLimit { statements.removeAll() }
         let statement = try SQLiteStatement(connection: handle, sql: sql)
         statements[sql] = statement
         return statement
     }
+
+    static let cachedStatementLimit = 256
 
     /// Runs one or more statements that take no parameters (DDL, pragmas, `BEGIN`).
     package func execute(_ sql: String) throws {
@@ -89,6 +95,49 @@ package final class SQLiteConnection: @unchecked Sendable {
 
     /// The number of rows the last `INSERT`, `UPDATE` or `DELETE` changed.
     package var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    /// `strata_compare(operator, options, lhs, rhs)`: the predicate evaluator's own comparison of
+    /// two strings (`BEGINSWITH`, `LIKE`, `[cd]`…), so that fetch conditions compiled to SQL
+    /// decide exactly as predicates evaluated in memory (1 or 0; NULL is `nil`).
+    private func registerTextComparison() throws {
+        let result = sqlite3_create_function_v2(
+            handle, "strata_compare", 4, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
+            { context, count, arguments in
+                guard let arguments, count == 4, let op = FetchPredicate.Operator(rawValue: SQLiteConnection.text(arguments[0]) ?? "") else {
+                    sqlite3_result_error(context, "strata_compare: (operator, options, lhs, rhs)", -1)
+                    return
+                }
+                let options = FetchPredicate.Options(rawValue: Int(sqlite3_value_int64(arguments[1])))
+                let lhs = SQLiteConnection.text(arguments[2]).map(EvaluationValue.string) ?? .null
+                let rhs = SQLiteConnection.text(arguments[3]).map(EvaluationValue.string) ?? .null
+                do {
+                    let patterns = op == .like || op == .matches ? SQLiteConnection.patterns : PatternCache()
+                    let holds = try PredicateEvaluator.compare(lhs, op, rhs, options, patterns: patterns)
+                    sqlite3_result_int64(context, holds ? 1 : 0)
+                } catch {
+                    sqlite3_result_error(context, "\(error)", -1)
+                }
+            }, nil, nil, nil)
+        guard result == SQLITE_OK else {
+            throw SQLiteError(extendedCode: result, message: "cannot register the SQL function strata_compare")
+        }
+    }
+
+    /// The text of a function argument; `nil` for NULL or a value of another class.
+    private static func text(_ value: OpaquePointer?) -> String? {
+        guard sqlite3_value_type(value) == SQLITE_TEXT, let bytes = sqlite3_value_text(value) else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
+    }
+
+    /// Compiled LIKE and MATCHES patterns of `strata_compare`, per thread: SQL functions run on
+    /// whichever thread steps the statement, and a cache is not safe to share.
+    private static var patterns: PatternCache {
+        let key = "strata.sqlite.patterns"
+        if let cache = Thread.current.threadDictionary[key] as? PatternCache { return cache }
+        let cache = PatternCache()
+        Thread.current.threadDictionary[key] = cache
+        return cache
+    }
 
     /// Makes `name` an SQL function of any number of arguments that does nothing and returns
     /// NULL: for the functions Core Data's triggers call to tell Core Data what they changed.

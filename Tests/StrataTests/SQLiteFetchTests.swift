@@ -1,0 +1,96 @@
+import Foundation
+@testable import Strata
+import Testing
+
+/// Fetches on a SQLite store run their predicate in SQL as far as it translates: the context
+/// then considers only the rows the query returns. What does not translate is evaluated on
+/// those rows, and the answer is the same either way.
+@Suite struct SQLiteFetchTests {
+    /// 200 books by 4 authors, with 1 to 200 pages.
+    static func store() async throws -> PersistentStoreCoordinator {
+        let coordinator = try await makeCoordinator(libraryModel(), .sqlite)
+        try await backgroundContext(coordinator).perform { context in
+            let authors = try ["Jane Austen", "George Eliot", "E\u{301}mile Zola", "Mary Shelley"].map { name in
+                let author = try Author(context: context)
+                author.name = name
+                return author
+            }
+            for number in 1...200 {
+                let book = try Book(context: context)
+                book.title = "Book \(number)"
+                book.pages = number
+                book.author = number % 10 == 0 ? nil : authors[number % 4]
+            }
+            try context.save()
+        }
+        return coordinator
+    }
+
+    /// The titles a predicate fetches, and how many rows the context considered for it.
+    static func fetch(_ format: String, in coordinator: PersistentStoreCoordinator) async throws -> (titles: Set<String>, considered: Int) {
+        try await backgroundContext(coordinator).perform { context in
+            var request = FetchRequest<Book>()
+            request.predicate = try FetchPredicate(format: format)
+            let titles = Set(try context.fetch(request).map(\.title))
+            return (titles, context.graph.rowsConsidered)
+        }
+    }
+
+    @Test(arguments: [
+        ("pages <= 10", 10), ("pages BETWEEN {50, 59}", 10), ("pages IN {1, 2, 3}", 3), ("title == 'Book 7'", 1),
+        ("title BEGINSWITH 'Book 19'", 11), ("author == nil", 20), ("author.name == 'Jane Austen'", 40),
+        ("author.name BEGINSWITH[cd] 'emile'", 40), ("NOT (pages > 5) AND title ENDSWITH '3'", 1), ("pages < 3 OR pages > 198", 4),
+    ])
+    func translatedPredicatesReadOnlyTheRowsTheyMatch(_ format: String, _ count: Int) async throws {
+        let coordinator = try await Self.store()
+        let (titles, considered) = try await Self.fetch(format, in: coordinator)
+        #expect(titles.count == count, "\(format)")
+        #expect(considered == count, "\(format): the query returned only the matching rows")
+    }
+
+    @Test func whatDoesNotTranslateIsEvaluatedOnTheRowsTheRestReturns() async throws {
+        let coordinator = try await Self.store()
+        // The to-many count does not translate; the page range does, and narrows what is read.
+        let mixed = try await Self.fetch("pages <= 40 AND author.books.@count > 45", in: coordinator)
+        #expect(mixed.considered == 40)
+        #expect(mixed.titles == Set((1...40).filter { $0 % 10 != 0 && [1, 3].contains($0 % 4) }.map { "Book \($0)" }))
+        // Nothing translates: every row is read, and the answer is still right.
+        let untranslated = try await Self.fetch("SUBQUERY(author.books, $b, $b.pages > 195).@count > 0", in: coordinator)
+        #expect(untranslated.considered == 200)
+        #expect(untranslated.titles == Set((1...200).filter { $0 % 10 != 0 && [0, 1, 2, 3].contains($0 % 4) }.map { "Book \($0)" }))
+        // An OR with an untranslatable side cannot narrow: every row is read.
+        let either = try await Self.fetch("pages == 1 OR author.books.@count > 1000", in: coordinator)
+        #expect(either.titles == ["Book 1"] && either.considered == 200)
+    }
+
+    @Test func aValueIsNeverSplicedIntoTheSQL() async throws {
+        let coordinator = try await Self.store()
+        let hostile = "x' OR 1=1; DROP TABLE ZBOOK; --"
+        let result = try await backgroundContext(coordinator).perform { context in
+            var request = FetchRequest<Book>()
+            request.predicate = try FetchPredicate(format: "title == %@ OR author.name BEGINSWITH %@", hostile, hostile)
+            return (try context.fetch(request).count, try context.count(for: FetchRequest<Book>()))
+        }
+        #expect(result == (0, 200))
+    }
+
+    /// Pending changes still count: an unsaved change to a row the SQL would not return, and an
+    /// unsaved insert, are found; an unsaved deletion is not.
+    @Test func pendingChangesAreMergedWithWhatTheSQLReturns() async throws {
+        let coordinator = try await Self.store()
+        let titles = try await backgroundContext(coordinator).perform { context in
+            var all = FetchRequest<Book>()
+            all.predicate = try FetchPredicate(format: "pages IN {150, 151}")
+            let books = try context.fetch(all).sorted { $0.pages < $1.pages }
+            books[0].pages = 5
+            context.delete(books[1])
+            let new = try Book(context: context)
+            new.title = "New"
+            new.pages = 1
+            var request = FetchRequest<Book>()
+            request.predicate = try FetchPredicate(format: "pages <= 5 OR pages == 151")
+            return Set(try context.fetch(request).map(\.title))
+        }
+        #expect(titles == ["Book 1", "Book 2", "Book 3", "Book 4", "Book 5", "Book 150", "New"])
+    }
+}
