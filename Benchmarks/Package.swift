@@ -29,6 +29,8 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "prepare-fixtures", dependencies: ["Workloads"], path: "Sources/PrepareFixtures"),
+        // One workload once, for a profiler: what `scripts/profile` runs under callgrind or perf.
+        .executableTarget(name: "profile-workload", dependencies: ["Workloads"], path: "Sources/ProfileWorkload"),
         .executableTarget(
             name: "StrataBenchmarks",
             dependencies: [

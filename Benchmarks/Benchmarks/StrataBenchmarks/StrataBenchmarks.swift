@@ -166,6 +166,12 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(try await StrataPeer.lookUp(lookups, in: context))
             benchmark.stopMeasurement()
         }
+        measure("5a 1000 lookups", "Strata SQLite") { benchmark in
+            let context = try await StrataPeer.open(StrataPeer.fixture(count: count, sqlite: true))
+            benchmark.startMeasurement()
+            blackHole(try await StrataPeer.lookUp(lookups, in: context))
+            benchmark.stopMeasurement()
+        }
         measure("5a 1000 lookups", "GRDB") { benchmark in
             let pool = try await GRDBPeer.open(GRDBPeer.fixture(count: count))
             benchmark.startMeasurement()
@@ -184,6 +190,12 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(try await StrataPeer.scan(below: bound, in: context))
             benchmark.stopMeasurement()
         }
+        measure("5b range scan", "Strata SQLite") { benchmark in
+            let context = try await StrataPeer.open(StrataPeer.fixture(count: count, sqlite: true))
+            benchmark.startMeasurement()
+            blackHole(try await StrataPeer.scan(below: bound, in: context))
+            benchmark.stopMeasurement()
+        }
         measure("5b range scan", "GRDB") { benchmark in
             let pool = try await GRDBPeer.open(GRDBPeer.fixture(count: count))
             benchmark.startMeasurement()
@@ -196,6 +208,12 @@ let benchmarks: @Sendable () -> Void = {
             let url = try await Fixtures.scratchCopy(of: StrataPeer.fixture(count: count))
             benchmark.startMeasurement()
             try await StrataPeer.migrate(url)
+            benchmark.stopMeasurement()
+        }
+        measure("6 migrate", "Strata SQLite") { benchmark in
+            let url = try await Fixtures.scratchCopy(of: StrataPeer.fixture(count: count, sqlite: true))
+            benchmark.startMeasurement()
+            try await StrataPeer.migrateSQLite(url)
             benchmark.stopMeasurement()
         }
         measure("6 migrate", "Strata load+save") { benchmark in
@@ -217,11 +235,33 @@ let benchmarks: @Sendable () -> Void = {
             try await StrataPeer.insertConcurrently(records, workers: 4, batch: batch, at: url)
             benchmark.stopMeasurement()
         }
+        measure("7 4 writers", "Strata SQLite") { benchmark in
+            let records = PersonRecord.generate(count: count)
+            let url = try Fixtures.scratchFolder().appendingPathComponent("people.sqlite")
+            benchmark.startMeasurement()
+            try await StrataPeer.insertConcurrently(records, workers: 4, batch: batch, at: url)
+            benchmark.stopMeasurement()
+        }
         measure("7 4 writers", "GRDB") { benchmark in
             let records = PersonRecord.generate(count: count)
             let url = try Fixtures.scratchFolder().appendingPathComponent("people.sqlite")
             benchmark.startMeasurement()
             try await GRDBPeer.insertConcurrently(records, workers: 4, batch: batch, into: GRDBPeer.create(at: url))
+            benchmark.stopMeasurement()
+        }
+
+        // 8. One new object saved into a store of N (the store already open).
+        let one = PersonRecord.generate(count: 1)[0]
+        measure("8 save one", "Strata SQLite") { benchmark in
+            let context = try await StrataPeer.open(Fixtures.scratchCopy(of: StrataPeer.fixture(count: count, sqlite: true)))
+            benchmark.startMeasurement()
+            try await StrataPeer.insertOneAndSave(one, into: context)
+            benchmark.stopMeasurement()
+        }
+        measure("8 save one", "GRDB") { benchmark in
+            let pool = try await GRDBPeer.open(Fixtures.scratchCopy(of: GRDBPeer.fixture(count: count)))
+            benchmark.startMeasurement()
+            try GRDBPeer.insertOne(one, into: pool)
             benchmark.stopMeasurement()
         }
     }

@@ -28,6 +28,15 @@ public enum GRDBPeer {
         try pool.write { db in try insert(records, in: db) }
     }
 
+    /// Workload 8: one record, in a transaction of its own.
+    public static func insertOne(_ record: PersonRecord, into pool: DatabasePool) throws {
+        try pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO person (name, email, age, score, created) VALUES (?, ?, ?, ?, ?)",
+                arguments: [record.name, record.email, record.age, record.score, record.created.timeIntervalSinceReferenceDate])
+        }
+    }
+
     private static func insert(_ records: [PersonRecord], in db: Database) throws {
         let statement = try db.cachedStatement(sql: "INSERT INTO person VALUES (?, ?, ?, ?, ?, ?, ?)")
         for record in records {

@@ -13,8 +13,7 @@ public final class Person: ManagedObject {
 }
 
 /// Strata's side of each workload: on the binary store, or on the SQLite store for a path that
-/// ends in `.sqlite` (the SQLite store's first figures; issue 14 makes it a column of every
-/// workload and moves its fetches into SQL).
+/// ends in `.sqlite` (the "Strata SQLite" column).
 public enum StrataPeer {
     public static let model: ManagedObjectModel = {
         do {
@@ -63,7 +62,7 @@ public enum StrataPeer {
     /// `records` at once, saving after every `batch` people.
     public static func insertConcurrently(_ records: [PersonRecord], workers: Int, batch: Int, at url: URL) async throws {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try await coordinator.addPersistentStore(type: .binary, at: url)
+        try await coordinator.addPersistentStore(type: url.pathExtension == "sqlite" ? .sqlite : .binary, at: url)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0..<workers {
                 group.addTask {
@@ -107,6 +106,25 @@ public enum StrataPeer {
     public static func migrate(_ url: URL) async throws {
         try await MigrationManager(sourceModel: model, destinationModel: nextModel)
             .migrateStore(at: url, mapping: MappingModel.inferred(from: model, to: nextModel))
+    }
+
+    /// Workload 6 on a SQLite store: in place, in SQL, through a plan of the two versions.
+    public static func migrateSQLite(_ url: URL) async throws {
+        let bundle = try ModelBundle(name: "People", versions: [("People", model), ("People 2", nextModel)])
+        try await MigrationPlan(bundle: bundle).migrateStore(at: url)
+    }
+
+    /// Workload 8: inserts one person into the store `context` reads, and saves.
+    public static func insertOneAndSave(_ record: PersonRecord, into context: ManagedObjectContext) async throws {
+        try await context.perform { context in
+            let person = try Person(context: context)
+            person.name = record.name
+            person.email = record.email
+            person.age = record.age
+            person.score = record.score
+            person.created = record.created
+            try context.save()
+        }
     }
 
     /// Workload 6's yardstick: what the same store costs to open, change one object, and save.

@@ -102,6 +102,11 @@ final class ObjectGraph {
         guard let layout = model.layout(for: id.entityName) else {
             preconditionFailure("the object ID \(id) names an entity the context's model does not have")
         }
+        return register(id: id, row: row, layout: layout)
+    }
+
+    /// ``register(id:row:)`` for a caller that has the entity's layout at hand (a fetch).
+    func register(id: ManagedObjectID, row: Row?, layout: EntityLayout) -> ManagedObject {
         let object = layout.entity.managedObjectClass.init(
             ManagedObjectCreation(layout: layout, objectID: id, graph: self, row: row))
         // Without a row it is a fault, also for a temporary ID (a child reading an object its

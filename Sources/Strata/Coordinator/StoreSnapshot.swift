@@ -34,6 +34,7 @@ final class StoreSnapshot: Sendable {
         let rows = try store.rows(of: layout, matching: predicate, in: snapshot)
         let space = ObjectIDSpace.make(store: store.identifier, entityName: layout.name)
         cache.withLock { cache in
+            cache.reserveCapacity(cache.count + rows.count)
             for (reference, row) in rows { cache[ManagedObjectID(space: space, number: reference)] = row }
         }
         return rows

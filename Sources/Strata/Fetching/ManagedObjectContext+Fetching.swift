@@ -12,8 +12,9 @@ extension ManagedObjectContext {
     ///   names a key the entity does not have, or that cannot be evaluated.
     public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
         let matches = try graph.matches(for: request, sorted: true)
+        graph.registered.reserveCapacity(graph.registered.count + matches.count)
         return matches.compactMap { ref in
-            let object = graph.registered[ref.id] ?? graph.register(id: ref.id, row: ref.row)
+            let object = graph.registered[ref.id] ?? graph.register(id: ref.id, row: ref.row, layout: ref.layout)
             if object.isFault { graph.fulfillFault(object) }
             return object as? Result
         }

@@ -63,7 +63,16 @@ open class PersistentStore: @unchecked Sendable {
     public let options: [String: any Sendable]
 
     private struct State {
-        var metadata: [String: MetadataValue]
+        var metadata: [String: MetadataValue] {
+            didSet { identifier = metadata[PersistentStore.storeUUIDKey]?.stringValue ?? "" }
+        }
+        /// The UUID in ``metadata``, kept apart: every object ID a store takes or gives is
+        /// checked against it, and reading it must not copy the metadata.
+        private(set) var identifier: String
+        init(metadata: [String: MetadataValue]) {
+            self.metadata = metadata
+            identifier = metadata[PersistentStore.storeUUIDKey]?.stringValue ?? ""
+        }
         /// Root entity name → the next reference number to hand out in that hierarchy.
         var nextReference: [String: Int64] = [:]
     }
@@ -90,7 +99,7 @@ open class PersistentStore: @unchecked Sendable {
 
     /// The store's unique identifier: its UUID, which object IDs and URIs carry.
     public var identifier: String {
-        metadata[Self.storeUUIDKey]?.stringValue ?? ""
+        state.withLock { $0.identifier }
     }
 
     /// The store's metadata. Setting it keeps the store's UUID and type whatever the new value

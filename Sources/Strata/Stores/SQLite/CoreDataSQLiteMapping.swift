@@ -48,10 +48,52 @@ package struct CoreDataSQLiteMapping: Sendable {
         package let attributes: [AttributeColumn]
         package let toOnes: [ToOneColumn]
         package let toManys: [ToManySlot]
-
         /// The attributes a save writes: all but derived ones, which the store keeps.
-        package var storedAttributes: [AttributeColumn] {
-            attributes.filter { $0.attribute.derivationExpression == nil }
+        package let storedAttributes: [AttributeColumn]
+        /// What reading and writing a row need of each attribute, in ``attributes``' order, as
+        /// plain arrays: a loop over them copies no attribute description per row.
+        package let attributeSlots: [Int]
+        package let attributeTypes: [AttributeType]
+        package let attributeStoresExternally: [Bool]
+        /// Positions in ``attributes`` of the ``storedAttributes``.
+        package let storedAttributeIndices: [Int]
+        /// `INSERT` of a whole row (`Z_PK, Z_ENT, Z_OPT`, then ``writtenColumns``), and `UPDATE`
+        /// of one (`Z_OPT` and ``writtenColumns``, where `Z_PK` and the old `Z_OPT` match).
+        package let insertSQL: String
+        package let updateSQL: String
+        /// Each to-one's slot, and whether it has a `Z<n>_` entity column, in ``toOnes``' order.
+        package let toOneSlots: [Int]
+        package let toOneHasEntityColumn: [Bool]
+        /// Whether a save writes anything for this entity's to-many relationships beyond the
+        /// rows' own columns: join tables, or positions in an ordered to-many.
+        package let writesToManys: Bool
+
+        init(
+            layout: EntityLayout, number: Int, table: String, attributes: [AttributeColumn], toOnes: [ToOneColumn], toManys: [ToManySlot]
+        ) {
+            self.layout = layout
+            self.number = number
+            self.table = table
+            self.attributes = attributes
+            self.toOnes = toOnes
+            self.toManys = toManys
+            storedAttributeIndices = attributes.indices.filter { attributes[$0].attribute.derivationExpression == nil }
+            storedAttributes = storedAttributeIndices.map { attributes[$0] }
+            attributeSlots = attributes.map(\.slot)
+            attributeTypes = attributes.map(\.attribute.type)
+            attributeStoresExternally = attributes.map(\.attribute.allowsExternalBinaryDataStorage)
+            toOneSlots = toOnes.map(\.slot)
+            toOneHasEntityColumn = toOnes.map { $0.entityColumn != nil }
+            writesToManys = toManys.contains { toMany in
+                switch toMany.storage {
+                case .inverseForeignKey(_, _, let order): order != nil
+                case .joinTable: true
+                }
+            }
+            let written = storedAttributes.map(\.column) + toOnes.flatMap { [$0.column] + ($0.entityColumn.map { [$0] } ?? []) }
+            let inserted = ["Z_PK", "Z_ENT", "Z_OPT"] + written
+            insertSQL = "INSERT INTO \(table) (\(inserted.joined(separator: ", "))) VALUES (\(inserted.map { _ in "?" }.joined(separator: ", ")))"
+            updateSQL = "UPDATE \(table) SET \((["Z_OPT"] + written).map { "\($0) = ?" }.joined(separator: ", ")) WHERE Z_PK = ? AND Z_OPT = ?"
         }
 
         /// The rows of the entity that `condition` (on the table as `t`) selects: `Z_PK, Z_OPT`,

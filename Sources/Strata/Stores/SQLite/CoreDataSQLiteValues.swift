@@ -18,6 +18,12 @@ package enum CoreDataSQLiteValues {
 
     /// The stored form of `value` for `attribute`.
     package static func encode(_ value: AttributeValue?, for attribute: AttributeDescription) -> SQLiteValue {
+        encode(value, allowsExternalStorage: attribute.allowsExternalBinaryDataStorage)
+    }
+
+    /// The stored form of `value` for an attribute that may (or may not) store its data outside
+    /// the store: what saves call per value, without the attribute's whole description.
+    package static func encode(_ value: AttributeValue?, allowsExternalStorage: Bool) -> SQLiteValue {
         guard let value else { return .null }
         switch value {
         case .integer16(let v): return .integer(Int64(v))
@@ -36,7 +42,7 @@ package enum CoreDataSQLiteValues {
         case .transformable(let v): return .blob(v)
         case .binaryData(let v):
             // With external storage allowed, an inline value carries a 0x01 prefix.
-            return .blob(attribute.allowsExternalBinaryDataStorage ? Data([1]) + v : v)
+            return .blob(allowsExternalStorage ? Data([1]) + v : v)
         }
     }
 
@@ -49,11 +55,24 @@ package enum CoreDataSQLiteValues {
             throw Failure(description: "the value is stored in the external file \(name), and no folder was given to read it from")
         }
     ) throws -> AttributeValue? {
+        do {
+            return try decode(stored, type: attribute.type, allowsExternalStorage: attribute.allowsExternalBinaryDataStorage, externalData: externalData)
+        } catch let failure as Failure {
+            throw Failure(description: "\(attribute.name): \(failure.description)")
+        }
+    }
+
+    /// The attribute value a stored value holds, for an attribute of `type`: what reads call
+    /// per value, without the attribute's whole description. A failure does not name the
+    /// attribute; the caller does.
+    package static func decode(
+        _ stored: SQLiteValue, type: AttributeType, allowsExternalStorage: Bool, externalData: (String) throws -> Data
+    ) throws -> AttributeValue? {
         func fail() -> Failure {
-            Failure(description: "\(attribute.name): a stored \(stored.kind) does not fit a \(attribute.type.rawValue) attribute")
+            Failure(description: "a stored \(stored.kind) does not fit a \(type.rawValue) attribute")
         }
         if case .null = stored { return nil }
-        switch attribute.type {
+        switch type {
         case .integer16, .integer32, .integer64:
             let number: Int64
             switch stored {
@@ -64,7 +83,7 @@ package enum CoreDataSQLiteValues {
             default: throw fail()
             }
             // An NSNumber read as a narrower type keeps its low bits; Strata refuses instead.
-            guard let value = AttributeValue.integer64(number).converted(to: attribute.type) else { throw fail() }
+            guard let value = AttributeValue.integer64(number).converted(to: type) else { throw fail() }
             return value
         case .boolean:
             switch stored {
@@ -77,12 +96,12 @@ package enum CoreDataSQLiteValues {
             switch stored {
             case .integer(let v): number = Double(v)
             case .real(let v): number = v
-            case .text(let v) where attribute.type == .decimal:
+            case .text(let v) where type == .decimal:
                 guard let decimal = Decimal(string: v, locale: Locale(identifier: "en_US_POSIX")) else { throw fail() }
                 return .decimal(decimal)
             default: throw fail()
             }
-            return switch attribute.type {
+            return switch type {
             case .double: .double(number)
             case .float: .float(Float(number))
             case .decimal: .decimal(Decimal(number))
@@ -106,7 +125,7 @@ package enum CoreDataSQLiteValues {
             return .transformable(v)
         case .binaryData:
             guard case .blob(let v) = stored else { throw fail() }
-            guard attribute.allowsExternalBinaryDataStorage else { return .binaryData(v) }
+            guard allowsExternalStorage else { return .binaryData(v) }
             switch v.first {
             case 1: return .binaryData(v.dropFirst())
             case 2:

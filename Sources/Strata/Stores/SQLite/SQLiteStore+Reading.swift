@@ -16,12 +16,13 @@ extension SQLiteStore {
             try snapshot.read { connection in
                 var row: Row?
                 let select = try connection.statement(entity.select(where: "t.Z_PK = ? AND t.Z_ENT = ?"))
+                let spaces = idSpaces
                 try select.forEachRow([.integer(reference), .integer(Int64(entity.number))]) { statement in
-                    row = try decode(statement, entity: entity).row
+                    row = try decode(statement, entity: entity, spaces: spaces).row
                 }
                 guard var row else { return nil }
                 for toMany in entity.toManys {
-                    row.relationships[toMany.slot] = .toMany(try targets(of: toMany, for: reference, connection: connection))
+                    row.relationships[toMany.slot] = .toMany(try targets(of: toMany, for: reference, spaces: spaces, connection: connection))
                 }
                 return row
             }
@@ -41,15 +42,16 @@ extension SQLiteStore {
             try snapshot.read { connection in
                 var rows: [(reference: Int64, row: Row)] = []
                 let select = try connection.statement(entity.select(where: "t.Z_ENT = ?" + (condition.map { " AND (\($0.sql))" } ?? "")))
+                let spaces = idSpaces
                 try select.forEachRow([.integer(Int64(entity.number))] + (condition?.bindings ?? [])) { statement in
-                    rows.append(try decode(statement, entity: entity))
+                    rows.append(try decode(statement, entity: entity, spaces: spaces))
                 }
                 guard !entity.toManys.isEmpty, !rows.isEmpty else { return rows }
                 if rows.count < Self.batchedToManyThreshold {
                     for index in rows.indices {
                         for toMany in entity.toManys {
                             rows[index].row.relationships[toMany.slot] = .toMany(
-                                try targets(of: toMany, for: rows[index].reference, connection: connection))
+                                try targets(of: toMany, for: rows[index].reference, spaces: spaces, connection: connection))
                         }
                     }
                     return rows
@@ -57,7 +59,8 @@ extension SQLiteStore {
                 let positions = Dictionary(rows.indices.map { (rows[$0].reference, $0) }, uniquingKeysWith: { a, _ in a })
                 for toMany in entity.toManys {
                     var found: [Int64: [ManagedObjectID]] = [:]
-                    try forEachLink(of: toMany, connection: connection) { owner, target in
+                    found.reserveCapacity(rows.count)
+                    try forEachLink(of: toMany, spaces: spaces, connection: connection) { owner, target in
                         if positions[owner] != nil { found[owner, default: []].append(target) }
                     }
                     for (owner, targets) in found {
@@ -76,40 +79,56 @@ extension SQLiteStore {
     ///
     /// - Throws: ``StoreError`` `.danglingReference` for a to-one key naming no object of its
     ///   destination (the file is damaged), `.corruptFile` for a value that does not fit its type.
-    private func decode(_ statement: SQLiteStatement, entity: CoreDataSQLiteMapping.Entity) throws -> (reference: Int64, row: Row) {
+    private func decode(
+        _ statement: SQLiteStatement, entity: CoreDataSQLiteMapping.Entity, spaces: [Int: ObjectIDSpace]
+    ) throws -> (reference: Int64, row: Row) {
         let reference = statement.int64(0)
         var row = Row(emptyFor: entity.layout)
         row.version = statement.int64(1)
         var column: Int32 = 2
-        for attribute in entity.attributes {
+        for position in entity.attributeTypes.indices {
             do {
-                row.attributes[attribute.slot] = try CoreDataSQLiteValues.decode(
-                    statement.value(column), for: attribute.attribute, externalData: externalData)
+                row.attributes[entity.attributeSlots[position]] = try CoreDataSQLiteValues.decode(
+                    statement.value(column), type: entity.attributeTypes[position],
+                    allowsExternalStorage: entity.attributeStoresExternally[position], externalData: externalData)
             } catch let failure as CoreDataSQLiteValues.Failure {
-                throw StoreError(.corruptFile, file: fileURL, "\(entity.layout.name) p\(reference): \(failure.description)")
+                let name = entity.attributes[position].attribute.name
+                throw StoreError(.corruptFile, file: fileURL, "\(entity.layout.name) p\(reference): \(name): \(failure.description)")
             }
             column += 1
         }
-        for toOne in entity.toOnes {
+        for (position, slot) in entity.toOneSlots.enumerated() {
             defer { column += 2 }
             guard !statement.isNull(column) else { continue }
             let key = statement.int64(column)
             let number = statement.isNull(column + 1) ? nil : Int(statement.int64(column + 1))
-            guard let number, toOne.destinationNumbers.contains(number), let destination = mapping.entityNames[number] else {
+            let toOne = entity.toOnes[position]
+            guard let number, toOne.destinationNumbers.contains(number), let space = spaces[number] else {
                 throw StoreError(
                     .danglingReference, file: fileURL,
                     "\(entity.layout.name) p\(reference) points at \(toOne.destination) p\(key) through \(toOne.column), "
                         + (number == nil ? "which the store does not hold" : "but that row is of entity \(number ?? 0)")
                         + ": the file is damaged; restore it from a backup")
             }
-            row.relationships[toOne.slot] = .toOne(objectID(entity: destination, reference: key))
+            row.relationships[slot] = .toOne(ManagedObjectID(space: space, number: key))
         }
         return (reference, row)
     }
 
+    /// Each entity's ID space, by entity number: looked up once per read, not once per row.
+    var idSpaces: [Int: ObjectIDSpace] {
+        let store = identifier
+        return spaceCache.withLock { cache in
+            if let cache, cache.store == store { return cache.spaces }
+            let spaces = mapping.entityNames.mapValues { ObjectIDSpace.make(store: store, entityName: $0) }
+            cache = (store, spaces)
+            return spaces
+        }
+    }
+
     /// The targets of one object's to-many relationship, in order when it is ordered.
     private func targets(
-        of toMany: CoreDataSQLiteMapping.ToManySlot, for reference: Int64, connection: SQLiteConnection
+        of toMany: CoreDataSQLiteMapping.ToManySlot, for reference: Int64, spaces: [Int: ObjectIDSpace], connection: SQLiteConnection
     ) throws -> OrderedSet<ManagedObjectID> {
         var targets = OrderedSet<ManagedObjectID>()
         let sql: String
@@ -121,7 +140,7 @@ extension SQLiteStore {
                 + (order.map { " ORDER BY j.\($0), t.Z_PK" } ?? "")
         }
         try connection.statement(sql).forEachRow([.integer(reference)]) { statement in
-            targets.append(target(statement, keyColumn: 0, toMany: toMany))
+            targets.append(target(statement, keyColumn: 0, toMany: toMany, spaces: spaces))
         }
         return targets
     }
@@ -129,7 +148,8 @@ extension SQLiteStore {
     /// Every (owner, target) link of a to-many relationship in the store, owners together and
     /// each owner's targets in order.
     private func forEachLink(
-        of toMany: CoreDataSQLiteMapping.ToManySlot, connection: SQLiteConnection, _ body: (Int64, ManagedObjectID) -> Void
+        of toMany: CoreDataSQLiteMapping.ToManySlot, spaces: [Int: ObjectIDSpace], connection: SQLiteConnection,
+        _ body: (Int64, ManagedObjectID) -> Void
     ) throws {
         let sql: String
         switch toMany.storage {
@@ -140,14 +160,18 @@ extension SQLiteStore {
                 + (order.map { ", j.\($0)" } ?? "") + ", t.Z_PK"
         }
         try connection.statement(sql).forEachRow { statement in
-            body(statement.int64(0), target(statement, keyColumn: 1, toMany: toMany))
+            body(statement.int64(0), target(statement, keyColumn: 1, toMany: toMany, spaces: spaces))
         }
     }
 
     /// The object whose `Z_PK` is at `keyColumn` and `Z_ENT` right after it.
-    private func target(_ statement: SQLiteStatement, keyColumn: Int32, toMany: CoreDataSQLiteMapping.ToManySlot) -> ManagedObjectID {
-        let name = mapping.entityNames[Int(statement.int64(keyColumn + 1))] ?? toMany.destination
-        return objectID(entity: name, reference: statement.int64(keyColumn))
+    private func target(
+        _ statement: SQLiteStatement, keyColumn: Int32, toMany: CoreDataSQLiteMapping.ToManySlot, spaces: [Int: ObjectIDSpace]
+    ) -> ManagedObjectID {
+        guard let space = spaces[Int(statement.int64(keyColumn + 1))] else {
+            return objectID(entity: toMany.destination, reference: statement.int64(keyColumn))
+        }
+        return ManagedObjectID(space: space, number: statement.int64(keyColumn))
     }
 
     func objectID(entity: String, reference: Int64) -> ManagedObjectID {

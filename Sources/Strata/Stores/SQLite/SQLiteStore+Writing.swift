@@ -31,15 +31,27 @@ extension SQLiteStore {
                 try connection.statement("DELETE FROM \(table) WHERE \(own) = ?").run([.integer(reference)])
             }
         }
+        // Each entity's statements, prepared once per save rather than looked up per row.
+        var statements: [String: SQLiteStatement] = [:]
+        func statement(_ sql: String) throws -> SQLiteStatement {
+            if let statement = statements[sql] { return statement }
+            let statement = try connection.statement(sql)
+            statements[sql] = statement
+            return statement
+        }
         for (id, row) in changes.updated {
             let (entity, reference) = try place(of: id)
             if let conflict = try uniquenessConflict(of: id, row: row, entity: entity, reference: reference, connection: connection) {
                 constraintConflicts.append(conflict)
                 continue
             }
-            let assignments = (["Z_OPT"] + columns(of: entity)).map { "\($0) = ?" }.joined(separator: ", ")
-            let statement = try connection.statement("UPDATE \(entity.table) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?")
-            try statement.run([.integer(row.version + 1)] + values(of: row, entity: entity) + [.integer(reference), .integer(row.version)])
+            let update = try statement(entity.updateSQL)
+            try update.reset()
+            try update.bind(.integer(row.version + 1), at: 1)
+            let next = try bind(row, of: entity, to: update, from: 2)
+            try update.bind(.integer(reference), at: next)
+            try update.bind(.integer(row.version), at: next + 1)
+            while try update.step() {}
             if connection.changes == 0 { conflicts.append(id) }
             versions[id] = row.version + 1
         }
@@ -54,11 +66,14 @@ extension SQLiteStore {
             // An object written back after another save deleted it goes on above the version its
             // context read, so that a context holding an older one meets a conflict.
             let version = row.version > 0 ? row.version + 1 : 1
-            let names = ["Z_PK", "Z_ENT", "Z_OPT"] + columns(of: entity)
-            let statement = try connection.statement(
-                "INSERT INTO \(entity.table) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))")
+            let insert = try statement(entity.insertSQL)
             do {
-                try statement.run([.integer(reference), .integer(Int64(entity.number)), .integer(version)] + values(of: row, entity: entity))
+                try insert.reset()
+                try insert.bind(.integer(reference), at: 1)
+                try insert.bind(.integer(Int64(entity.number)), at: 2)
+                try insert.bind(.integer(version), at: 3)
+                _ = try bind(row, of: entity, to: insert, from: 4)
+                while try insert.step() {}
             } catch let error as SQLiteError where error.extendedCode == 1555 {
                 conflicts.append(id)  // SQLITE_CONSTRAINT_PRIMARYKEY: another save stored the object first
                 continue
@@ -72,9 +87,13 @@ extension SQLiteStore {
                 "\(constraintConflicts.count) uniqueness constraint(s) broken: " + constraintConflicts.map(\.description).joined(separator: "; "),
                 constraintConflicts: constraintConflicts)
         }
-        for (id, row) in changes.inserted.merging(changes.updated, uniquingKeysWith: { a, _ in a }) {
+        for (id, row) in changes.inserted {
             let (entity, reference) = try place(of: id)
-            try writeToManys(of: row, entity: entity, reference: reference, connection: connection)
+            if entity.writesToManys { try writeToManys(of: row, entity: entity, reference: reference, connection: connection) }
+        }
+        for (id, row) in changes.updated where changes.inserted[id] == nil {
+            let (entity, reference) = try place(of: id)
+            if entity.writesToManys { try writeToManys(of: row, entity: entity, reference: reference, connection: connection) }
         }
         try writeMetadataIfChanged()
         return versions
@@ -88,27 +107,30 @@ extension SQLiteStore {
         return (entity, reference)
     }
 
-    /// The row's own columns, after `Z_PK, Z_ENT, Z_OPT`: attributes, then each to-one's key
-    /// (and entity) column. Derived attributes are left out: the store keeps them (Core Data's
-    /// triggers do).
-    private func columns(of entity: CoreDataSQLiteMapping.Entity) -> [String] {
-        entity.storedAttributes.map(\.column) + entity.toOnes.flatMap { [$0.column] + ($0.entityColumn.map { [$0] } ?? []) }
-    }
-
-    private func values(of row: Row, entity: CoreDataSQLiteMapping.Entity) -> [SQLiteValue] {
-        var values: [SQLiteValue] = []
-        values.reserveCapacity(entity.attributes.count + entity.toOnes.count * 2)
-        for attribute in entity.storedAttributes {
-            values.append(CoreDataSQLiteValues.encode(row.attributes[attribute.slot], for: attribute.attribute))
+    /// Binds a row's written columns (``CoreDataSQLiteMapping/Entity/insertSQL``'s after
+    /// `Z_PK, Z_ENT, Z_OPT`) from parameter `index` on: its stored attributes, then each to-one's
+    /// key (and entity number). Derived attributes are left out: the store keeps them (Core
+    /// Data's triggers do). Returns the next parameter's index.
+    private func bind(_ row: Row, of entity: CoreDataSQLiteMapping.Entity, to statement: SQLiteStatement, from index: Int32) throws -> Int32 {
+        var index = index
+        for position in entity.storedAttributeIndices {
+            let value = CoreDataSQLiteValues.encode(
+                row.attributes[entity.attributeSlots[position]], allowsExternalStorage: entity.attributeStoresExternally[position])
+            try statement.bind(value, at: index)
+            index += 1
         }
-        for toOne in entity.toOnes {
-            let target = row.relationships[toOne.slot].objectIDs.first
-            values.append(target?.referenceNumber.map(SQLiteValue.integer) ?? .null)
-            if toOne.entityColumn != nil {
-                values.append(target.flatMap { mapping.entities[$0.entityName] }.map { .integer(Int64($0.number)) } ?? .null)
+        for position in entity.toOneSlots.indices {
+            guard case .toOne(let target) = row.relationships[entity.toOneSlots[position]] else {
+                preconditionFailure("a to-one relationship's slot holds a to-many value")
+            }
+            try statement.bind(target?.referenceNumber.map(SQLiteValue.integer) ?? .null, at: index)
+            index += 1
+            if entity.toOneHasEntityColumn[position] {
+                try statement.bind(target.flatMap { mapping.entities[$0.entityName] }.map { .integer(Int64($0.number)) } ?? .null, at: index)
+                index += 1
             }
         }
-        return values
+        return index
     }
 
     /// Another stored object with this object's values for one of its uniqueness constraints, if

@@ -18,8 +18,8 @@ import Foundation
 public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
     // Sendable by proof: `writer` and `state` are touched only on the coordinator's serial
     // queue (the add, save and ID calls of the IncrementalStore contract); reads from contexts'
-    // threads go through a snapshot (its own lock) and `watcher` (a lock); `mapping`,
-    // `fileURL` and `pool` are immutable or Sendable.
+    // threads go through a snapshot (its own lock), `watcher` and `spaceCache` (locks);
+    // `mapping`, `fileURL` and `pool` are immutable or Sendable.
 
     /// The connection saves write through; `nil` for a store added read-only, and once removed.
     private(set) var writer: SQLiteConnection?
@@ -29,6 +29,8 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
     private let watcher: ThreadLocked<(connection: SQLiteConnection?, seen: Int64)>
     let mapping: CoreDataSQLiteMapping
     let fileURL: URL
+    /// Each entity's ID space by entity number, for the store's UUID they were made with.
+    let spaceCache = ThreadLocked<(store: String, spaces: [Int: ObjectIDSpace])?>(nil)
 
     struct State {
         /// The file had no tables when the store was added: `didAdd()` creates them.
