@@ -105,15 +105,16 @@ final class ObjectGraph {
         return register(id: id, row: row, layout: layout)
     }
 
-    /// ``register(id:row:)`` for a caller that has the entity's layout at hand (a fetch).
-    func register(id: ManagedObjectID, row: Row?, layout: EntityLayout) -> ManagedObject {
+    /// ``register(id:row:)`` for a caller that has the entity's layout at hand (a fetch). With
+    /// `announcing` false, the caller tells the store itself, for many objects at once.
+    func register(id: ManagedObjectID, row: Row?, layout: EntityLayout, announcing: Bool = true) -> ManagedObject {
         let object = layout.entity.managedObjectClass.init(
             ManagedObjectCreation(layout: layout, objectID: id, graph: self, row: row))
         // Without a row it is a fault, also for a temporary ID (a child reading an object its
         // parent inserted).
         if row == nil { object.isFault = true }
         registered[id] = object
-        announce(id, registered: true)
+        if announcing { announce(id, registered: true) }
         if row != nil { object.awakeFromFetch() }
         return object
     }
@@ -121,19 +122,30 @@ final class ObjectGraph {
     /// Tells an object's incremental store that this context took it up or let it go (Core
     /// Data's `managedObjectContextDidRegisterObjects(with:)` and its counterpart).
     func announce(_ id: ManagedObjectID, registered: Bool) {
-        guard let storeID = id.persistentStoreIdentifier else { return }
-        let store: IncrementalStore?
-        if let known = incrementalStores[storeID] {
-            store = known
-        } else {
-            store = coordinator.persistentStores.first { $0.identifier == storeID } as? IncrementalStore
-            incrementalStores[storeID] = store
+        announce([id], registered: registered)
+    }
+
+    /// ``announce(_:registered:)`` for many objects: one call per store.
+    func announce(_ ids: [ManagedObjectID], registered: Bool) {
+        var byStore: [String: [ManagedObjectID]] = [:]
+        for id in ids {
+            guard let storeID = id.persistentStoreIdentifier else { continue }
+            byStore[storeID, default: []].append(id)
         }
-        guard let store else { return }
-        if registered {
-            store.managedObjectContextDidRegisterObjects(with: [id])
-        } else {
-            store.managedObjectContextDidUnregisterObjects(with: [id])
+        for (storeID, ids) in byStore {
+            let store: IncrementalStore?
+            if let known = incrementalStores[storeID] {
+                store = known
+            } else {
+                store = coordinator.persistentStores.first { $0.identifier == storeID } as? IncrementalStore
+                incrementalStores[storeID] = store
+            }
+            guard let store else { continue }
+            if registered {
+                store.managedObjectContextDidRegisterObjects(with: ids)
+            } else {
+                store.managedObjectContextDidUnregisterObjects(with: ids)
+            }
         }
     }
 

@@ -13,8 +13,16 @@ extension ManagedObjectContext {
     public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
         let matches = try graph.matches(for: request, sorted: true)
         graph.registered.reserveCapacity(graph.registered.count + matches.count)
+        var taken: [ManagedObjectID] = []
+        defer { graph.announce(taken, registered: true) }  // to each incremental store, once
         return matches.compactMap { ref in
-            let object = graph.registered[ref.id] ?? graph.register(id: ref.id, row: ref.row, layout: ref.layout)
+            let object: ManagedObject
+            if let registered = graph.registered[ref.id] {
+                object = registered
+            } else {
+                object = graph.register(id: ref.id, row: ref.row, layout: ref.layout, announcing: false)
+                taken.append(ref.id)
+            }
             if object.isFault { graph.fulfillFault(object) }
             return object as? Result
         }
