@@ -29,7 +29,7 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "prepare-fixtures", dependencies: ["Workloads"], path: "Sources/PrepareFixtures"),
-        // One workload once, for a profiler: what `scripts/profile` runs under callgrind or perf.
+        // One workload once, outside the harness, for a profiler (perf record, valgrind callgrind).
         .executableTarget(name: "profile-workload", dependencies: ["Workloads"], path: "Sources/ProfileWorkload"),
         .executableTarget(
             name: "StrataBenchmarks",

@@ -63,6 +63,38 @@ import Testing
         #expect(either.titles == ["Book 1"] && either.considered == 200)
     }
 
+    /// A request the store alone can answer is sorted, windowed and counted in SQL: the context
+    /// considers only the rows in the window, and counts without reading any. An unsaved change
+    /// of the entity puts the context back in charge, and the answer includes it.
+    @Test func sortsWindowsAndCountsRunInSQLWhenTheStoreAloneHoldsTheAnswer() async throws {
+        let coordinator = try await Self.store()
+        let (titles, considered, count, counted) = try await backgroundContext(coordinator).perform { context in
+            var request = FetchRequest<Book>(predicate: try FetchPredicate(format: "pages > 100"))
+            request.sortDescriptors = [.descending("pages")]
+            (request.fetchOffset, request.fetchLimit) = (2, 5)
+            let titles = try context.fetch(request).map(\.title)
+            let considered = context.graph.rowsConsidered
+            context.graph.rowsConsidered = 0
+            let count = try context.count(for: FetchRequest<Book>(predicate: try FetchPredicate(format: "pages > 100")))
+            return (titles, considered, count, context.graph.rowsConsidered)
+        }
+        #expect(titles == ["Book 198", "Book 197", "Book 196", "Book 195", "Book 194"])
+        #expect(considered == 5)
+        #expect(count == 100 && counted == 0)
+
+        let withUnsaved = try await backgroundContext(coordinator).perform { context in
+            let new = try Book(context: context)
+            new.title = "New"
+            new.pages = 1_000
+            var request = FetchRequest<Book>(predicate: try FetchPredicate(format: "pages > 100"))
+            request.sortDescriptors = [.descending("pages")]
+            request.fetchLimit = 2
+            return (try context.fetch(request).map(\.title), try context.count(for: FetchRequest<Book>(predicate: try FetchPredicate(format: "pages > 100"))))
+        }
+        #expect(withUnsaved.0 == ["New", "Book 200"])
+        #expect(withUnsaved.1 == 101)
+    }
+
     @Test func aValueIsNeverSplicedIntoTheSQL() async throws {
         let coordinator = try await Self.store()
         let hostile = "x' OR 1=1; DROP TABLE ZBOOK; --"

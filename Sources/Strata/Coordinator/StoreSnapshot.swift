@@ -29,6 +29,19 @@ final class StoreSnapshot: Sendable {
         }
     }
 
+    /// The store's own sorted and windowed answer, when it has one (see
+    /// `IncrementalStore.rows(of:matching:sortedBy:offset:limit:in:)`).
+    func rows(
+        of layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int, limit: Int
+    ) throws -> [(reference: Int64, row: Row)]? {
+        try store.rows(of: layout, matching: predicate, sortedBy: sort, offset: offset, limit: limit, in: snapshot)
+    }
+
+    /// The store's own count, when it has one.
+    func count(of layout: EntityLayout, matching predicate: FetchPredicate?) throws -> Int? {
+        try store.count(of: layout, matching: predicate, in: snapshot)
+    }
+
     /// Every object of one entity (not its subentities) that may match `predicate`.
     func rows(of layout: EntityLayout, matching predicate: FetchPredicate?) throws -> [(reference: Int64, row: Row)] {
         let rows = try store.rows(of: layout, matching: predicate, in: snapshot)

@@ -36,7 +36,8 @@ extension ManagedObjectContext {
 
     /// How many objects a request would fetch (Core Data's `.countResultType`).
     public func count<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> Int {
-        try graph.matches(for: request, sorted: !request.sortDescriptors.isEmpty && (request.fetchLimit > 0 || request.fetchOffset > 0)).count
+        if let count = try graph.storeCount(for: request) { return count }
+        return try graph.matches(for: request, sorted: !request.sortDescriptors.isEmpty && (request.fetchLimit > 0 || request.fetchOffset > 0)).count
     }
 
     /// The objects a request describes as dictionaries of values (Core Data's
@@ -84,6 +85,17 @@ extension ObjectGraph {
             matches.append(ref)
         }
         let pending = request.includesPendingChanges
+        if sorted, let (store, snapshot) = soleSnapshot(for: request, names: names) {
+            let sort = request.sortDescriptors.map { (key: $0.key, ascending: $0.ascending) }
+            if let rows = try snapshot.rows(
+                of: layout, matching: request.predicate, sortedBy: sort, offset: request.fetchOffset, limit: request.fetchLimit)
+            {
+                // The store matched, sorted and windowed exactly: nothing of the context's changes is in play.
+                rowsConsidered = rows.count
+                let space = ObjectIDSpace.make(store: store, entityName: layout.name)
+                return rows.map { ObjectRef(id: ManagedObjectID(space: space, number: $0.reference), row: $0.row, layout: layout) }
+            }
+        }
         let wanted = Set(names)
         // Stored rows of objects the context changed are considered with their changes, below.
         var changed: [String: Set<Int64>] = [:]
@@ -161,6 +173,35 @@ extension ObjectGraph {
         var window = matches.dropFirst(request.fetchOffset)[...]
         if request.fetchLimit > 0 { window = window.prefix(request.fetchLimit) }
         return Array(window)
+    }
+
+    /// The one incremental store that alone holds a request's answer: its entity has no
+    /// subentities in play, no atomic store has a table of it, and neither the context's unsaved
+    /// changes (when the request includes them) nor a parent's can change the answer. The store
+    /// may then sort, window and count in its own query.
+    func soleSnapshot<Result: ManagedObject>(for request: FetchRequest<Result>, names: [String]) -> (String, StoreSnapshot)? {
+        guard request.usesFastPaths, names.count == 1, let name = names.first, generation.snapshots.count == 1,
+            let (store, snapshot) = generation.snapshots.first, generation.stores.values.allSatisfy({ $0[name] == nil }),
+            request.sortDescriptors.allSatisfy({ $0.options.isEmpty && !$0.key.contains(".") }),
+            !parentRows.keys.contains(where: { $0.entityName == name })
+        else { return nil }
+        if request.includesPendingChanges {
+            for objects in [inserted, updated, deleted] where objects.values.contains(where: { $0.entity.name == name }) { return nil }
+        }
+        return (store, snapshot)
+    }
+
+    /// A request's count from its store's own query, when the store alone holds the answer
+    /// and can count it exactly.
+    func storeCount<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> Int? {
+        let layout = try layout(for: request)
+        try request.predicate?.check(on: layout, model: model)
+        let names = request.includesSubentities ? layout.hierarchyNames : [layout.name]
+        guard let (_, snapshot) = soleSnapshot(for: request, names: names),
+            let total = try snapshot.count(of: layout, matching: request.predicate)
+        else { return nil }
+        let remaining = max(0, total - request.fetchOffset)
+        return request.fetchLimit > 0 ? min(remaining, request.fetchLimit) : remaining
     }
 
     /// `nil` sorts first; values of kinds without an order between them keep their order.

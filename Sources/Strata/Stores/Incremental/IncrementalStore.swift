@@ -169,6 +169,22 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
         return rows
     }
 
+    /// The rows of one entity (not its subentities) that match `predicate` exactly, sorted by
+    /// `sort` (attribute name, ascending) with `offset` and `limit` applied: `nil` when the
+    /// store cannot answer exactly, and the fetching context then sorts and windows itself.
+    func rows(
+        of layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
+        limit: Int, in snapshot: any IncrementalStoreSnapshot
+    ) throws -> [(reference: Int64, row: Row)]? {
+        nil
+    }
+
+    /// How many objects of one entity (not its subentities) match `predicate`; `nil` when the
+    /// store cannot count them exactly without the context.
+    func count(of layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws -> Int? {
+        nil
+    }
+
     /// Commits a save's changes; returns each saved object's new version.
     func commit(_ changes: ChangeSet) throws -> [ManagedObjectID: Int64] {
         let request = SaveChangesRequest(

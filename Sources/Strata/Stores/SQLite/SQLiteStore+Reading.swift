@@ -31,19 +31,83 @@ extension SQLiteStore {
 
     /// The rows of one entity (not its subentities) that may match `predicate`: what of it
     /// translates to SQL (``SQLiteFetchCondition``) runs in the query; the fetching context
-    /// evaluates the whole predicate on what comes back.
+    /// evaluates the whole predicate on what comes back. In `Z_PK` order, so that objects that
+    /// tie on a sort key keep one order whether the store or the context sorts them.
     func readRows(
         of layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)] {
-        guard let snapshot = snapshot as? SQLiteReadSnapshot, let entity = mapping.entities[layout.name] else { return [] }
+        guard let entity = mapping.entities[layout.name] else { return [] }
         let condition = predicate.flatMap { SQLiteFetchCondition.compile($0, for: entity, in: mapping, store: identifier) }
         if condition?.sql == "0" { return [] }
+        return try readRows(of: entity, where: condition, ordering: "t.Z_PK", window: nil, in: snapshot)
+    }
+
+    /// The rows that match `predicate` exactly, sorted by attributes of the entity's own and
+    /// windowed, all in SQL; `nil` when the predicate does not translate exactly or a sort key
+    /// does not sort in SQL as the context sorts it.
+    func readRows(
+        of layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
+        limit: Int, in snapshot: any IncrementalStoreSnapshot
+    ) throws -> [(reference: Int64, row: Row)]? {
+        guard let entity = mapping.entities[layout.name], let condition = exactCondition(predicate, for: entity) else { return nil }
+        var ordering: [String] = []
+        for (key, ascending) in sort {
+            // Types whose SQL order is the evaluator's: numbers, Booleans, dates, strings (by
+            // scalars), UUIDs (their bytes, as their text). NULL first ascending, last descending, in both.
+            guard let position = entity.attributes.firstIndex(where: { $0.attribute.name == key }),
+                [.integer16, .integer32, .integer64, .double, .float, .boolean, .date, .string, .uuid].contains(entity.attributeTypes[position])
+            else { return nil }
+            ordering.append("t.\(entity.attributes[position].column) \(ascending ? "ASC" : "DESC")")
+        }
+        ordering.append("t.Z_PK")
+        return try readRows(
+            of: entity, where: condition.sql == "1" ? nil : condition, ordering: ordering.joined(separator: ", "),
+            window: (offset, limit), in: snapshot)
+    }
+
+    /// How many rows match `predicate`, counted in SQL; `nil` when it does not translate exactly.
+    func countRows(of layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws -> Int? {
+        guard let snapshot = snapshot as? SQLiteReadSnapshot, let entity = mapping.entities[layout.name],
+            let condition = exactCondition(predicate, for: entity)
+        else { return nil }
+        return try sqlite {
+            try snapshot.read { connection in
+                let count = try connection.scalar(
+                    "SELECT count(*) FROM \(entity.table) t WHERE t.Z_ENT = ? AND (\(condition.sql))",
+                    [.integer(Int64(entity.number))] + condition.bindings)
+                guard case .integer(let number)? = count else { return nil }
+                return Int(number)
+            }
+        }
+    }
+
+    /// The condition that selects exactly what `predicate` does (`1` for none); `nil` when it
+    /// does not translate exactly.
+    private func exactCondition(_ predicate: FetchPredicate?, for entity: CoreDataSQLiteMapping.Entity) -> SQLiteFetchCondition? {
+        guard let predicate else { return .constant(true) }
+        guard let condition = SQLiteFetchCondition.compile(predicate, for: entity, in: mapping, store: identifier), condition.isExact else {
+            return nil
+        }
+        return condition
+    }
+
+    private func readRows(
+        of entity: CoreDataSQLiteMapping.Entity, where condition: SQLiteFetchCondition?, ordering: String, window: (offset: Int, limit: Int)?,
+        in snapshot: any IncrementalStoreSnapshot
+    ) throws -> [(reference: Int64, row: Row)] {
+        guard let snapshot = snapshot as? SQLiteReadSnapshot else { return [] }
+        var sql = entity.select(where: "t.Z_ENT = ?" + (condition.map { " AND (\($0.sql))" } ?? "")) + " ORDER BY \(ordering)"
+        var bindings = [SQLiteValue.integer(Int64(entity.number))] + (condition?.bindings ?? [])
+        if let window {
+            sql += " LIMIT ? OFFSET ?"
+            bindings += [.integer(window.limit > 0 ? Int64(window.limit) : -1), .integer(Int64(window.offset))]
+        }
         return try sqlite {
             try snapshot.read { connection in
                 var rows: [(reference: Int64, row: Row)] = []
-                let select = try connection.statement(entity.select(where: "t.Z_ENT = ?" + (condition.map { " AND (\($0.sql))" } ?? "")))
+                let select = try connection.statement(sql)
                 let spaces = idSpaces
-                try select.forEachRow([.integer(Int64(entity.number))] + (condition?.bindings ?? [])) { statement in
+                try select.forEachRow(bindings) { statement in
                     rows.append(try decode(statement, entity: entity, spaces: spaces))
                 }
                 guard !entity.toManys.isEmpty, !rows.isEmpty else { return rows }

@@ -370,6 +370,18 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         try readRows(of: layout, matching: predicate, in: snapshot)
     }
 
+    /// Sorted, windowed and counted in SQL when the predicate translates exactly.
+    override func rows(
+        of layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
+        limit: Int, in snapshot: any IncrementalStoreSnapshot
+    ) throws -> [(reference: Int64, row: Row)]? {
+        try readRows(of: layout, matching: predicate, sortedBy: sort, offset: offset, limit: limit, in: snapshot)
+    }
+
+    override func count(of layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws -> Int? {
+        try countRows(of: layout, matching: predicate, in: snapshot)
+    }
+
     override func commit(_ changes: ChangeSet) throws -> [ManagedObjectID: Int64] {
         try writeChanges(changes)
     }
