@@ -3,8 +3,16 @@ import Strata
 import StrataMigration
 import Testing
 
-/// Changes inference must refuse, and the custom mappings that do them.
+/// Changes inference must refuse, and the custom mappings that do them: on a binary store by its
+/// streaming rewrite, on a SQLite store by copying rows into a new file (the argument is the
+/// store file's extension).
 @Suite struct CustomMigrationTests {
+    /// Migrates the store at `url` through one custom stage, whatever its type.
+    static func migrate(_ url: URL, from old: ManagedObjectModel, to new: ManagedObjectModel, mapping: MappingModel) async throws {
+        let bundle = try ModelBundle(name: "Contacts", versions: [("old", old), ("new", new)])
+        try await MigrationPlan(bundle: bundle, customStages: [.custom(from: "old", to: "new", mapping: mapping)]).migrateStore(at: url)
+    }
+
     static func contactsStore(at url: URL, bundle: ModelBundle) async throws {
         try await MigrationFixtures.withStore(at: url, model: bundle.versions[0].model) { context in
             for (first, last, age, phone) in [("Ada", "Lovelace", 36, "555-0100"), ("Alan", "Turing", 41, "555-0199")] {
@@ -49,15 +57,16 @@ import Testing
         #expect(error?.problems == ["Vehicle: it would merge the hierarchies of Bike and Car, whose reference numbers may collide"])
     }
 
-    @Test func aMappingFileDoesWhatInferenceCannot() async throws {
+    @Test(arguments: LightweightDataRuleTests.kinds)
+    func aMappingFileDoesWhatInferenceCannot(_ kind: String) async throws {
         let directory = try MigrationFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Contacts.store")
+        let url = directory.appendingPathComponent("Contacts.\(kind)")
         let bundle = try ModelBundle(contentsOf: MigrationFixtures.contacts)
         try await Self.contactsStore(at: url, bundle: bundle)
         let (old, new) = (bundle.versions[0].model, bundle.versions[1].model)
         let mapping = try MappingModel(contentsOf: MigrationFixtures.contactsMapping, source: old, destination: new)
-        try await MigrationManager(sourceModel: old, destinationModel: new).migrateStore(at: url, mapping: mapping)
+        try await Self.migrate(url, from: old, to: new, mapping: mapping)
         let people = try await MigrationFixtures.withStore(at: url, model: new) { context in
             try context.objects("Person", sortedBy: "fullName").map {
                 "\(try $0.value(forKey: "fullName") ?? "-") \(try $0.value(forKey: "age") ?? "-") \(try $0.value(forKey: "phone") ?? "nil")"
@@ -89,10 +98,11 @@ import Testing
 
     /// A custom mapping in Swift: closures for values, and a policy that makes objects of a new
     /// entity and relates them (the role of NSEntityMigrationPolicy).
-    @Test func swiftClosuresAndAPolicy() async throws {
+    @Test(arguments: LightweightDataRuleTests.kinds)
+    func swiftClosuresAndAPolicy(_ kind: String) async throws {
         let directory = try MigrationFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Contacts.store")
+        let url = directory.appendingPathComponent("Contacts.\(kind)")
         let bundle = try ModelBundle(contentsOf: MigrationFixtures.contacts)
         try await Self.contactsStore(at: url, bundle: bundle)
         let old = bundle.versions[0].model
@@ -119,7 +129,7 @@ import Testing
                 policy: DecadePolicy()),
             EntityMapping(kind: .add, source: nil, destination: "Decade"),
         ])
-        try await MigrationManager(sourceModel: old, destinationModel: new).migrateStore(at: url, mapping: mapping)
+        try await Self.migrate(url, from: old, to: new, mapping: mapping)
         let rows = try await MigrationFixtures.withStore(at: url, model: new) { context in
             try context.objects("Decade", sortedBy: "start").map { decade in
                 let people = try #require(try decade.value(forKey: "people") as? Set<ManagedObject>)
@@ -127,6 +137,35 @@ import Testing
             }
         }
         #expect(rows == ["30: Lovelace, Ada", "40: Turing, Alan"])
+    }
+
+    /// A custom step that fails half-way leaves the store as it was, and no partial file beside it.
+    @Test(arguments: LightweightDataRuleTests.kinds)
+    func aFailingCustomStepLeavesTheStoreAsItWas(_ kind: String) async throws {
+        let directory = try MigrationFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Contacts.\(kind)")
+        let bundle = try ModelBundle(contentsOf: MigrationFixtures.contacts)
+        try await Self.contactsStore(at: url, bundle: bundle)
+        let (old, new) = (bundle.versions[0].model, bundle.versions[1].model)
+        struct Refused: Error {}
+        var mapping = try MappingModel(contentsOf: MigrationFixtures.contactsMapping, source: old, destination: new)
+        let person = try #require(mapping.mapping(forDestination: "Person"))
+        mapping = mapping.replacing(EntityMapping(
+            kind: .transform, source: "Person", destination: "Person",
+            attributeMappings: person.attributeMappings.map { property in
+                property.name != "fullName" ? property : PropertyMapping(name: "fullName", value: .closure { source in
+                    if source["firstName"] == .string("Alan") { throw Refused() }
+                    return .string("\(source["firstName"]?.anyValue ?? "")")
+                })
+            }))
+        await #expect(throws: Refused.self) { try await Self.migrate(url, from: old, to: new, mapping: mapping) }
+        let people = try await MigrationFixtures.withStore(at: url, model: old) { context in
+            try context.objects("Person", sortedBy: "firstName").map { "\(try $0.value(forKey: "firstName") ?? "-") \(try $0.value(forKey: "phone") ?? "-")" }
+        }
+        #expect(people == ["Ada 555-0100", "Alan 555-0199"])
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { !$0.hasPrefix("Contacts.\(kind)") }
+        #expect(left.isEmpty, "\(left)")
     }
 
     /// Puts each person in a Decade object made on first need.

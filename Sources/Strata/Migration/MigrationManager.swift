@@ -91,83 +91,20 @@ public struct MigrationManager: Sendable {
         }
         let store = metadata[PersistentStore.storeUUIDKey]?.stringValue ?? ""
         let renames = mapping.entityRenames
-        let session = MigrationSession(
-            source: sourceModel, destination: destinationModel, mapping: mapping, storeIdentifier: store,
-            nextReferences: destinationCounters(from: metadata, renames: renames))
+        let rows = try RowMigration(
+            manager: self, mapping: mapping, store: store, nextReferences: destinationCounters(from: metadata, renames: renames),
+            total: totalObjects(in: metadata))
         let header = BinaryStoreHeader(
-            metadata: destinationMetadata(from: metadata, renames: renames, counters: session.nextReferences),
+            metadata: destinationMetadata(from: metadata, renames: renames, counters: rows.session.nextReferences),
             schema: StoreSchema(model: destinationModel, configuration: nil))
-        let total = totalObjects(in: metadata)
-        var done = 0
-        var mappers: [String: RowMapper?] = [:]
-        let requirements = DataRequirements(mapping: mapping, source: sourceModel, destination: destinationModel)
-        var failures = FailureList(limit: Self.listedFailures)
-        var filled: [String: Int] = [:]
-        /// Checks and fills each mapped object; a failing one is listed and left out.
-        func checked(_ rows: [(Int64, Row)], entity: String) -> [(Int64, Row)] {
-            guard !requirements.isEmpty else { return rows }
-            return rows.compactMap { reference, row in
-                var row = row
-                let broken = requirements.check(&row, entity: entity, fillingMissingValues: fillsMissingValues, filled: &filled)
-                for requirement in broken {
-                    failures.append(missing: "\(ManagedObjectID.make(store: store, entity: entity, reference: reference)): \(requirement.place): \(requirement.rule)")
-                }
-                return broken.isEmpty ? (reference, row) : nil
-            }
-        }
-        for entityMapping in mapping.entityMappings {
-            try entityMapping.policy?.beginEntityMapping(entityMapping, in: session)
-        }
-        try rewriter.rewrite(to: header, backup: backup) { entity, rows in
+        try rewriter.rewrite(to: header, backup: backup) { entity, chunk in
             if isCancelled() { throw MigrationError(.cancelled, "the migration was cancelled; the store is unchanged") }
-            defer {
-                done += rows.count
-                progress(MigrationProgress(stage: stageName, entity: entity.name, objectsDone: done, totalObjects: total))
-            }
-            guard let entityMapping = mapping.mapping(forSource: entity.name), entityMapping.kind != .remove,
-                let destinationName = entityMapping.destinationEntityName, let layout = destinationModel.layout(for: destinationName)
-            else { return [] }
-            if mappers[entity.name] == nil {
-                mappers[entity.name] = RowMapper(mapping: entityMapping, source: entity, destination: layout, renames: renames, store: store)
-            }
-            var mapped: [(Int64, Row)] = []
-            for (reference, row) in rows {
-                // A value that does not fit is listed with the others, and the migration fails at the end.
-                do {
-                    if let mapper = mappers[entity.name] ?? nil {
-                        mapped.append((reference, try mapper.map(row, reference: reference)))
-                        continue
-                    }
-                    let source = MigrationObject(row: row, reference: reference, entity: entity, store: store)
-                    let made = try entityMapping.policy?.createDestinationInstance(for: source, mapping: entityMapping, in: session)
-                        ?? (entityMapping.policy == nil ? try session.standardDestination(for: source, mapping: entityMapping) : nil)
-                    guard let destination = made, let number = destination.objectID.referenceNumber else { continue }
-                    guard destination.entityName == destinationName else {
-                        throw MigrationError(.invalidMapping, "the mapping \(entityMapping.name) made a \(destination.entityName) object")
-                    }
-                    mapped.append((number, try destination.row(for: layout, version: row.version)))
-                } catch let error as MigrationError where error.code == .dataLoss {
-                    failures.append(lost: error.message)
-                }
-            }
-            return [(destinationName, checked(mapped, entity: destinationName))]
+            return try rows.map(entity, chunk, progress: progress)
         } finish: {
-            for entityMapping in mapping.entityMappings {
-                try entityMapping.policy?.endEntityMapping(entityMapping, in: session)
-            }
-            var extra: [String: [(Int64, Row)]] = [:]
-            for id in session.insertionOrder {
-                guard let object = session[inserted: id], let layout = destinationModel.layout(for: object.entityName),
-                    let reference = id.referenceNumber
-                else { continue }
-                extra[object.entityName, default: []].append((reference, try object.row(for: layout, version: 1)))
-            }
-            let added = extra.sorted { $0.key < $1.key }.map { ($0.key, checked($0.value, entity: $0.key)) }
             // Thrown before the new file is swapped in: the store is left as it was.
-            if let error = failures.error(stage: stageName) { throw error }
-            return added
+            try rows.finish()
         }
-        return MigrationReport(stage: stageName, filledValues: filled)
+        return rows.report
     }
 
     /// Reference counters per destination hierarchy: the highest of the source hierarchies that

@@ -53,8 +53,9 @@ public struct MigrationPlan: Sendable {
     /// stage's version, which the next run continues from. A SQLite store migrates in SQL, every
     /// stage in one transaction, so a crash leaves it as it was; a stage with `willMigrate` or
     /// `didMigrate` code, which runs in a context on the store, ends that transaction, so a
-    /// failure after such a stage leaves the store at the last completed stage. Custom mappings
-    /// with expressions, closures or policies are not supported on SQLite stores yet.
+    /// failure after such a stage leaves the store at the last completed stage, as does a stage
+    /// whose mapping needs objects (expressions, closures, policies), which copies rows into a
+    /// new file swapped in when whole.
     ///
     /// - Parameter backup: Where to keep a copy of the store as it was before the first stage.
     /// - Returns: Each stage's report: what it filled in, if anything.

@@ -91,7 +91,7 @@ extension SQLiteStore {
         return condition
     }
 
-    private func readRows(
+    func readRows(
         of entity: CoreDataSQLiteMapping.Entity, where condition: SQLiteFetchCondition?, ordering: String, window: (offset: Int, limit: Int)?,
         in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)] {

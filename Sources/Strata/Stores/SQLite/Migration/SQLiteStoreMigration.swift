@@ -23,7 +23,8 @@ import Logging
 /// Every table is rebuilt, whatever changed: simpler to hold to Core Data's column order than
 /// `ALTER TABLE`, and still SQL only. Derived attributes' triggers are kept where their tables
 /// and columns still exist; tables the model does not describe (persistent history) are left
-/// as they are.
+/// as they are. A step whose mapping needs objects (custom policies, expressions, closures)
+/// copies rows into a new file instead (`SQLiteStoreMigration+Rows.swift`).
 struct SQLiteStoreMigration {
     let steps: [MigrationStep]
     /// As ``MigrationManager/fillsMissingValues``.
@@ -53,29 +54,44 @@ struct SQLiteStoreMigration {
         return problems
     }
 
-    /// Runs every step in one transaction and returns what each filled in.
+    /// Runs the steps and returns what each filled in: the steps SQL can do together in one
+    /// transaction; a step with custom code (see ``sqlProblems(of:)``) by copying rows
+    /// (``migrateByRows(_:at:)``), between them.
     ///
     /// - Parameter backup: Where to write a copy of the store as it was (`VACUUM INTO`).
-    /// - Throws: ``MigrationError`` (the step cannot run in SQL, the store is not at the first
-    ///   step's source version, its data breaks the destination's rules), or ``StoreError``.
+    /// - Throws: ``MigrationError`` (the store is not at the first step's source version, its
+    ///   data breaks the destination's rules, the migration was cancelled), or ``StoreError``.
     func migrateStore(at url: URL, backup: URL?) throws -> [MigrationReport] {
         guard !steps.isEmpty else { return [] }
-        for step in steps {
-            let problems = Self.sqlProblems(of: step.mapping)
-            guard problems.isEmpty else {
-                throw MigrationError(
-                    .invalidMapping,
-                    "\(step.name): the SQLite store migrates mappings that copy, rename and convert properties; custom code is not supported on it yet",
-                    problems: problems)
+        try SQLiteStore.checkHeader(of: url)
+        if let backup {
+            do {
+                try? FileManager.default.removeItem(at: backup)
+                let connection = try SQLiteConnection(url: url, readOnly: false, create: false, busyTimeout: SQLiteStore.defaultTimeout)
+                try connection.statement("VACUUM INTO ?").run([.text(backup.path)])
+            } catch let error as SQLiteError {
+                throw error.storeError(file: url)
             }
         }
-        try SQLiteStore.checkHeader(of: url)
+        var reports: [MigrationReport] = []
+        var inSQL: [MigrationStep] = []
+        for step in steps {
+            if Self.sqlProblems(of: step.mapping).isEmpty {
+                inSQL.append(step)
+                continue
+            }
+            reports += try migrateInSQL(inSQL, at: url)
+            inSQL = []
+            reports.append(try migrateByRows(step, at: url))
+        }
+        return reports + (try migrateInSQL(inSQL, at: url))
+    }
+
+    /// Steps whose mappings copy, rename and convert, in SQL, all in one write transaction.
+    private func migrateInSQL(_ steps: [MigrationStep], at url: URL) throws -> [MigrationReport] {
+        guard !steps.isEmpty else { return [] }
         do {
             let connection = try SQLiteConnection(url: url, readOnly: false, create: false, busyTimeout: SQLiteStore.defaultTimeout)
-            if let backup {
-                try? FileManager.default.removeItem(at: backup)
-                try connection.statement("VACUUM INTO ?").run([.text(backup.path)])
-            }
             return try connection.writeTransaction {
                 guard var metadata = try SQLiteStore.readMetadata(from: connection, file: url) else {
                     throw StoreError(.notAStore, file: url, "the SQLite database is empty: it is not a Core Data store")
