@@ -48,9 +48,24 @@ import Testing
         #expect(considered == count, "\(format): the query returned only the matching rows")
     }
 
+    /// To-many key paths and counts run as subqueries: only the matching authors are read.
+    @Test(arguments: [
+        ("ANY books.pages > 198", ["Mary Shelley"]), ("books.@count > 45", ["George Eliot", "Mary Shelley"]),
+        ("ALL books.pages > 2", ["Jane Austen", "Mary Shelley"]), ("NONE books.title == 'Book 3'", ["E\u{301}mile Zola", "George Eliot", "Jane Austen"]),
+    ])
+    func toManyKeyPathsRunAsSubqueries(_ format: String, _ names: [String]) async throws {
+        let coordinator = try await Self.store()
+        let (found, considered) = try await backgroundContext(coordinator).perform { context in
+            let authors = try context.fetch(FetchRequest<Author>(predicate: try FetchPredicate(format: format))).map(\.name).sorted()
+            return (authors, context.graph.rowsConsidered)
+        }
+        #expect(Set(found) == Set(names), "\(format)")
+        #expect(considered == names.count, "\(format)")
+    }
+
     @Test func whatDoesNotTranslateIsEvaluatedOnTheRowsTheRestReturns() async throws {
         let coordinator = try await Self.store()
-        // The to-many count does not translate; the page range does, and narrows what is read.
+        // A count through a to-one does not translate; the page range does, and narrows what is read.
         let mixed = try await Self.fetch("pages <= 40 AND author.books.@count > 45", in: coordinator)
         #expect(mixed.considered == 40)
         #expect(mixed.titles == Set((1...40).filter { $0 % 10 != 0 && [1, 3].contains($0 % 4) }.map { "Book \($0)" }))

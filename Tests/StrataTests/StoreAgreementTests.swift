@@ -66,6 +66,11 @@ import Testing
             "title MATCHES '.*\(word).*'", "title BEGINSWITH[cd] '\(word)'", "author == nil", "author != nil",
             "author.name == '\(word)'", "author.name != '\(word)'", "author.name BEGINSWITH '\(word)'", "author.born == nil",
             "author.born != nil", "\(pages) > pages", "'\(word)' == title", "TRUEPREDICATE", "FALSEPREDICATE",
+            "ALL tags.label != '\(word)'", "NONE tags.label == '\(word)'", "ANY tags.label BEGINSWITH[c] '\(word)'",
+            "tags.label == '\(word)'", "tags.label != '\(word)'", "ANY author.books.pages > \(pages)", "author.books.title == '\(word)'",
+            "ALL tags.label IN {'classic', '\(word)'}", "tags.@count == \(pages % 3)", "tags.@count < \(pages % 4)",
+            "NOT (ANY tags.label == '\(word)')", "tags.label CONTAINS '\(word)'", "ANY tags.label CONTAINS '\(word)'",
+            "ALL author.books.pages > \(pages)",
         ]
         return comparisons[Int.random(in: 0..<comparisons.count, using: &random)]
     }

@@ -3,15 +3,16 @@ import Foundation
 /// A fetch predicate compiled, for one entity of a Core Data SQLite store, into a SQL condition
 /// on its table (as `t`), with bound parameters: no value is ever spliced into the SQL.
 ///
-/// What translates: comparisons of an attribute, or of an attribute reached through to-one
-/// relationships, with a constant (`==`, `!=`, `<`, `<=`, `>`, `>=`, `IN`, `BETWEEN`; string
-/// operators and `[cd]` through `strata_compare`, the predicate evaluator's own comparison
-/// registered as a SQL function); a to-one relationship against an object or `nil`; `AND`, `OR`,
-/// `NOT`, `TRUEPREDICATE`, `FALSEPREDICATE`. Every translated term is two-valued (a NULL column
+/// What translates: comparisons of an attribute, or of an attribute reached through relationships
+/// (to-ones by their keys, to-manys as `EXISTS` subqueries, with `ANY`, `ALL` or `NONE`), with a
+/// constant (`==`, `!=`, `<`, `<=`, `>`, `>=`, `IN`, `BETWEEN`; string operators and `[cd]`
+/// through `strata_compare`, the predicate evaluator's own comparison registered as a SQL
+/// function); a to-one relationship against an object or `nil`; a to-many's `@count` against a
+/// number; `AND`, `OR`, `NOT`, `TRUEPREDICATE`, `FALSEPREDICATE`. Every translated term is two-valued (a NULL column
 /// gives true or false, never SQL's unknown), so `NOT` and `OR` keep their meaning.
 ///
-/// What does not translate (to-many key paths, `ANY`/`ALL`, `SUBQUERY`, aggregates, functions,
-/// decimals, variables) is left to the fetching context, which evaluates the whole predicate on
+/// What does not translate (`SUBQUERY`, other aggregates, functions, decimals, variables,
+/// `CONTAINS` on a to-many key path, which tests membership) is left to the fetching context, which evaluates the whole predicate on
 /// the rows the condition returns: the condition is then wider than the predicate (``isExact``
 /// is false), never narrower, so nothing is silently dropped. A predicate with nothing to
 /// translate gives no condition at all.
@@ -81,19 +82,74 @@ extension SQLiteFetchCondition {
         private mutating func comparison(
             _ comparison: FetchPredicate.Comparison, entity: CoreDataSQLiteMapping.Entity, alias: String
         ) -> SQLiteFetchCondition? {
-            guard comparison.modifier == .direct else { return nil }
             var (lhs, op, rhs) = (comparison.lhs, comparison.op, comparison.rhs)
             if case .constant = lhs, case .key = rhs, let flipped = Self.flipped(op) {
                 (lhs, rhs, op) = (rhs, lhs, flipped)
             }
-            guard let constant = Self.constant(rhs), let path = Self.keyPath(lhs), !path.isEmpty else { return nil }
+            guard let constant = Self.constant(rhs) else { return nil }
+            if comparison.modifier == .direct, case .collectionOperator(let base, "count", let rest) = lhs, rest.isEmpty,
+                let path = Self.keyPath(base), path.count == 1
+            {
+                return count(of: path[0], entity: entity, alias: alias, op, constant)
+            }
+            guard let path = Self.keyPath(lhs), !path.isEmpty else { return nil }
+            // On a to-many key path CONTAINS tests membership, not a substring: left to the context.
+            if comparison.modifier == .direct, op == .contains, crossesToMany(path[...], entity: entity) { return nil }
             let (mapping, store, options) = (self.mapping, self.store, comparison.options)
-            return keyPath(path[...], entity: entity, alias: alias) { column, slot in
+            var crossed = false
+            let condition = keyPath(path[...], entity: entity, alias: alias, quantifier: comparison.modifier, crossed: &crossed) { column, slot in
                 switch slot {
                 case .attribute(let attribute): Self.attribute(column, attribute, op, constant, options)
                 case .toOne(let toOne): Self.toOne(column, toOne, op, constant, mapping: mapping, store: store)
                 }
             }
+            // ANY, ALL and NONE mean something only over a to-many relationship.
+            return crossed || comparison.modifier == .direct ? condition : nil
+        }
+
+        /// `relationship.@count` against a number: a count of the targets, in a subquery.
+        private mutating func count(
+            of key: String, entity: CoreDataSQLiteMapping.Entity, alias: String, _ op: FetchPredicate.Operator, _ constant: PredicateValue
+        ) -> SQLiteFetchCondition? {
+            guard let symbol = Self.symbol(op), let toMany = entity.toManys.first(where: { entity.layout.relationships[$0.slot].name == key }),
+                let destination = mapping.entities[toMany.destination]
+            else { return nil }
+            let bound: SQLiteValue
+            switch constant {
+            case .integer(let value): bound = .integer(value)
+            case .double(let value) where !value.isNaN: bound = .real(value)
+            default: return nil
+            }
+            let (from, _) = targets(of: toMany, destination: destination, owner: alias)
+            return SQLiteFetchCondition(sql: "(SELECT count(*) \(from)) \(symbol) ?", bindings: [bound], isExact: true)
+        }
+
+        /// `FROM … WHERE …` of the targets of `owner`'s to-many relationship, and their alias.
+        private mutating func targets(
+            of toMany: CoreDataSQLiteMapping.ToManySlot, destination: CoreDataSQLiteMapping.Entity, owner: String
+        ) -> (String, String) {
+            aliases += 1
+            let inner = "x\(aliases)"
+            let numbers = destination.number...(destination.number + max(0, destination.layout.hierarchyNames.count - 1))
+            let entities = "\(inner).Z_ENT BETWEEN \(numbers.lowerBound) AND \(numbers.upperBound)"
+            switch toMany.storage {
+            case .inverseForeignKey(let table, let column, _):
+                return ("FROM \(table) \(inner) WHERE \(inner).\(column) = \(owner).Z_PK AND \(entities)", inner)
+            case .joinTable(let table, let own, let other, _, _, let destinationTable):
+                let join = "j\(aliases)"
+                return ("FROM \(table) \(join) JOIN \(destinationTable) \(inner) ON \(inner).Z_PK = \(join).\(other) "
+                    + "WHERE \(join).\(own) = \(owner).Z_PK AND \(entities)", inner)
+            }
+        }
+
+        /// Whether `path` goes through a to-many relationship (after any number of to-ones).
+        private func crossesToMany(_ path: ArraySlice<String>, entity: CoreDataSQLiteMapping.Entity) -> Bool {
+            guard let key = path.first else { return false }
+            if entity.toManys.contains(where: { entity.layout.relationships[$0.slot].name == key }) { return path.count > 1 }
+            guard let toOne = entity.toOnes.first(where: { entity.layout.relationships[$0.slot].name == key }),
+                let destination = mapping.entities[toOne.destination]
+            else { return false }
+            return crossesToMany(path.dropFirst(), entity: destination)
         }
 
         private enum Target {
@@ -101,13 +157,35 @@ extension SQLiteFetchCondition {
             case toOne(CoreDataSQLiteMapping.ToOneColumn)
         }
 
-        /// The condition on the property at the end of `path`, through each to-one before it.
+        /// The condition on the property at the end of `path`, through each relationship before
+        /// it: a to-one by its key, a to-many by an `EXISTS` over its targets, quantified as
+        /// `quantifier` says (the evaluator's collections hold when any element does, unless
+        /// `ALL` or `NONE`). Only one to-many may be crossed under `ALL` or `NONE`, and only
+        /// with an exact condition on its targets.
         private mutating func keyPath(
-            _ path: ArraySlice<String>, entity: CoreDataSQLiteMapping.Entity, alias: String,
-            _ atom: (String, Target) -> (SQLiteFetchCondition, nullMatches: Bool)?
+            _ path: ArraySlice<String>, entity: CoreDataSQLiteMapping.Entity, alias: String, quantifier: FetchPredicate.Modifier,
+            crossed: inout Bool, _ atom: (String, Target) -> (SQLiteFetchCondition, nullMatches: Bool)?
         ) -> SQLiteFetchCondition? {
             guard let key = path.first else { return nil }
             let rest = path.dropFirst()
+            if !rest.isEmpty, let toMany = entity.toManys.first(where: { entity.layout.relationships[$0.slot].name == key }),
+                let destination = mapping.entities[toMany.destination]
+            {
+                if crossed && quantifier != .any && quantifier != .direct { return nil }
+                crossed = true
+                let (from, inner) = targets(of: toMany, destination: destination, owner: alias)
+                guard let condition = keyPath(rest, entity: destination, alias: inner, quantifier: .any, crossed: &crossed, atom) else { return nil }
+                switch quantifier {
+                case .direct, .any:
+                    return SQLiteFetchCondition(sql: "EXISTS (SELECT 1 \(from) AND (\(condition.sql)))", bindings: condition.bindings, isExact: condition.isExact)
+                case .none:
+                    guard condition.isExact else { return nil }
+                    return SQLiteFetchCondition(sql: "NOT EXISTS (SELECT 1 \(from) AND (\(condition.sql)))", bindings: condition.bindings, isExact: true)
+                case .all:
+                    guard condition.isExact else { return nil }
+                    return SQLiteFetchCondition(sql: "NOT EXISTS (SELECT 1 \(from) AND NOT (\(condition.sql)))", bindings: condition.bindings, isExact: true)
+                }
+            }
             if rest.isEmpty {
                 if let column = entity.attributes.first(where: { $0.attribute.name == key }) {
                     return atom("\(alias).\(column.column)", .attribute(column.attribute))?.0
@@ -117,13 +195,16 @@ extension SQLiteFetchCondition {
                 }
                 return nil
             }
-            guard let toOne = entity.toOnes.first(where: { entity.layout.relationships[$0.slot].name == key }),
+            // Under ALL or NONE, a to-one before the to-many could be nil, which the evaluator
+            // quantifies differently: left to the context.
+            guard quantifier == .direct || quantifier == .any,
+                let toOne = entity.toOnes.first(where: { entity.layout.relationships[$0.slot].name == key }),
                 let destination = mapping.entities[toOne.destination]
             else { return nil }
             aliases += 1
             let inner = "x\(aliases)"
             var nullMatches = false
-            guard let condition = keyPath(rest, entity: destination, alias: inner, { column, target in
+            guard let condition = keyPath(rest, entity: destination, alias: inner, quantifier: quantifier, crossed: &crossed, { column, target in
                 guard let result = atom(column, target) else { return nil }
                 nullMatches = result.nullMatches
                 return result
