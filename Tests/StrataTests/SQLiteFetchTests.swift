@@ -51,6 +51,7 @@ import Testing
     /// To-many key paths and counts run as subqueries: only the matching authors are read.
     @Test(arguments: [
         ("ANY books.pages > 198", ["Mary Shelley"]), ("books.@count > 45", ["George Eliot", "Mary Shelley"]),
+        ("SUBQUERY(books, $b, $b.pages > 190 AND $b.title ENDSWITH '1').@count > 0", ["Mary Shelley"]),
         ("ALL books.pages > 2", ["Jane Austen", "Mary Shelley"]), ("NONE books.title == 'Book 3'", ["E\u{301}mile Zola", "George Eliot", "Jane Austen"]),
     ])
     func toManyKeyPathsRunAsSubqueries(_ format: String, _ names: [String]) async throws {

@@ -70,7 +70,9 @@ import Testing
             "tags.label == '\(word)'", "tags.label != '\(word)'", "ANY author.books.pages > \(pages)", "author.books.title == '\(word)'",
             "ALL tags.label IN {'classic', '\(word)'}", "tags.@count == \(pages % 3)", "tags.@count < \(pages % 4)",
             "NOT (ANY tags.label == '\(word)')", "tags.label CONTAINS '\(word)'", "ANY tags.label CONTAINS '\(word)'",
-            "ALL author.books.pages > \(pages)",
+            "ALL author.books.pages > \(pages)", "SUBQUERY(tags, $t, $t.label == '\(word)' OR $t.label BEGINSWITH 'c').@count == 1",
+            "SUBQUERY(tags, $t, NOT $t.label CONTAINS[c] '\(word)').@count >= \(pages % 3)",
+            "SUBQUERY(author.books, $b, $b.pages > \(pages)).@count > 0", "SUBQUERY(tags, $t, $t.label == title).@count == 0",
         ]
         return comparisons[Int.random(in: 0..<comparisons.count, using: &random)]
     }

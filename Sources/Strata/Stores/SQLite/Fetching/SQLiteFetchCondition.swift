@@ -7,12 +7,14 @@ import Foundation
 /// (to-ones by their keys, to-manys as `EXISTS` subqueries, with `ANY`, `ALL` or `NONE`), with a
 /// constant (`==`, `!=`, `<`, `<=`, `>`, `>=`, `IN`, `BETWEEN`; string operators and `[cd]`
 /// through `strata_compare`, the predicate evaluator's own comparison registered as a SQL
-/// function); a to-one relationship against an object or `nil`; a to-many's `@count` against a
-/// number; `AND`, `OR`, `NOT`, `TRUEPREDICATE`, `FALSEPREDICATE`. Every translated term is two-valued (a NULL column
+/// function); a to-one relationship against an object or `nil`; a to-many's `@count` (of all its
+/// targets, or of a `SUBQUERY`'s) against a number; `AND`, `OR`, `NOT`, `TRUEPREDICATE`,
+/// `FALSEPREDICATE`. Every translated term is two-valued (a NULL column
 /// gives true or false, never SQL's unknown), so `NOT` and `OR` keep their meaning.
 ///
-/// What does not translate (`SUBQUERY`, other aggregates, functions, decimals, variables,
-/// `CONTAINS` on a to-many key path, which tests membership) is left to the fetching context, which evaluates the whole predicate on
+/// `SUBQUERY(…).@count` translates when its predicate does, exactly. What does not translate
+/// (other aggregates, functions, decimals, variables, `CONTAINS` on a to-many key path, which
+/// tests membership) is left to the fetching context, which evaluates the whole predicate on
 /// the rows the condition returns: the condition is then wider than the predicate (``isExact``
 /// is false), never narrower, so nothing is silently dropped. A predicate with nothing to
 /// translate gives no condition at all.
@@ -45,6 +47,9 @@ extension SQLiteFetchCondition {
         let store: String
         /// Aliases for the tables of nested subqueries.
         var aliases = 0
+        /// Inside a `SUBQUERY`, its variable: what key paths start from there (a key path from
+        /// `SELF` then names the outer object, which the subquery's SQL cannot see).
+        var element: String?
 
         mutating func condition(_ predicate: FetchPredicate, entity: CoreDataSQLiteMapping.Entity, alias: String) -> SQLiteFetchCondition? {
             switch predicate {
@@ -87,12 +92,14 @@ extension SQLiteFetchCondition {
                 (lhs, rhs, op) = (rhs, lhs, flipped)
             }
             guard let constant = Self.constant(rhs) else { return nil }
-            if comparison.modifier == .direct, case .collectionOperator(let base, "count", let rest) = lhs, rest.isEmpty,
-                let path = Self.keyPath(base), path.count == 1
-            {
-                return count(of: path[0], entity: entity, alias: alias, op, constant)
+            if comparison.modifier == .direct, case .collectionOperator(let base, "count", let rest) = lhs, rest.isEmpty {
+                if case .subquery(let collection, let variable, let inner) = base, let path = keyPath(collection), path.count == 1 {
+                    return count(of: path[0], entity: entity, alias: alias, op, constant, matching: (variable, inner))
+                }
+                if let path = keyPath(base), path.count == 1 { return count(of: path[0], entity: entity, alias: alias, op, constant) }
+                return nil
             }
-            guard let path = Self.keyPath(lhs), !path.isEmpty else { return nil }
+            guard let path = keyPath(lhs), !path.isEmpty else { return nil }
             // On a to-many key path CONTAINS tests membership, not a substring: left to the context.
             if comparison.modifier == .direct, op == .contains, crossesToMany(path[...], entity: entity) { return nil }
             let (mapping, store, options) = (self.mapping, self.store, comparison.options)
@@ -107,9 +114,12 @@ extension SQLiteFetchCondition {
             return crossed || comparison.modifier == .direct ? condition : nil
         }
 
-        /// `relationship.@count` against a number: a count of the targets, in a subquery.
+        /// `relationship.@count`, or `SUBQUERY(relationship, $x, predicate).@count`, against a
+        /// number: a count of the targets (that match the predicate, which must translate
+        /// exactly), in a subquery.
         private mutating func count(
-            of key: String, entity: CoreDataSQLiteMapping.Entity, alias: String, _ op: FetchPredicate.Operator, _ constant: PredicateValue
+            of key: String, entity: CoreDataSQLiteMapping.Entity, alias: String, _ op: FetchPredicate.Operator, _ constant: PredicateValue,
+            matching filter: (variable: String, predicate: FetchPredicate)? = nil
         ) -> SQLiteFetchCondition? {
             guard let symbol = Self.symbol(op), let toMany = entity.toManys.first(where: { entity.layout.relationships[$0.slot].name == key }),
                 let destination = mapping.entities[toMany.destination]
@@ -120,8 +130,16 @@ extension SQLiteFetchCondition {
             case .double(let value) where !value.isNaN: bound = .real(value)
             default: return nil
             }
-            let (from, _) = targets(of: toMany, destination: destination, owner: alias)
-            return SQLiteFetchCondition(sql: "(SELECT count(*) \(from)) \(symbol) ?", bindings: [bound], isExact: true)
+            let (from, inner) = targets(of: toMany, destination: destination, owner: alias)
+            guard let (variable, predicate) = filter else {
+                return SQLiteFetchCondition(sql: "(SELECT count(*) \(from)) \(symbol) ?", bindings: [bound], isExact: true)
+            }
+            let outer = element
+            element = variable
+            defer { element = outer }
+            guard let matching = condition(predicate, entity: destination, alias: inner), matching.isExact else { return nil }
+            return SQLiteFetchCondition(
+                sql: "(SELECT count(*) \(from) AND (\(matching.sql))) \(symbol) ?", bindings: matching.bindings + [bound], isExact: true)
         }
 
         /// `FROM … WHERE …` of the targets of `owner`'s to-many relationship, and their alias.
@@ -364,12 +382,15 @@ extension SQLiteFetchCondition {
             }
         }
 
-        /// `a.b.c` as its keys; `nil` for any other expression.
-        private static func keyPath(_ expression: ValueExpression) -> [String]? {
+        /// `a.b.c` (from `SELF`, or inside a `SUBQUERY` from its variable) as its keys; `nil` for
+        /// any other expression.
+        private func keyPath(_ expression: ValueExpression) -> [String]? {
+            func keys(_ key: String) -> [String] { key.split(separator: ".", omittingEmptySubsequences: false).map(String.init) }
             switch expression {
-            case .key(.evaluatedObject, let key): key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            case .key(let base, let key): keyPath(base).map { $0 + key.split(separator: ".", omittingEmptySubsequences: false).map(String.init) }
-            default: nil
+            case .key(.evaluatedObject, let key): return element == nil ? keys(key) : nil
+            case .key(.variable(let name), let key): return name == element ? keys(key) : nil
+            case .key(let base, let key): return keyPath(base).map { $0 + keys(key) }
+            default: return nil
             }
         }
     }

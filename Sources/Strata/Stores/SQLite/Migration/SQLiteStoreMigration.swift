@@ -17,7 +17,7 @@ import Logging
 /// fraction or a too-large number put in a narrower integer, inline data moving to external
 /// storage) are converted row by row as the binary store's migration converts them; a value
 /// that does not fit fails the migration. Objects lacking what the step makes required fail it
-/// too, each named ([`DataRequirements`]). Adding a uniqueness constraint over duplicates fails
+/// too, each named (`DataRequirements`). Adding a uniqueness constraint over duplicates fails
 /// it, as in Core Data.
 ///
 /// Every table is rebuilt, whatever changed: simpler to hold to Core Data's column order than
