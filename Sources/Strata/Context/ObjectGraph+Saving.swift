@@ -118,7 +118,9 @@ extension ObjectGraph {
             if resurrected.contains(ObjectIdentifier(object)) {
                 changes.inserted[object.objectID] = object.storedRow
             } else {
-                changes.updated[object.objectID] = object.storedRow
+                let row = object.storedRow
+                changes.updated[object.objectID] = row
+                if let snapshot = object.snapshot, snapshot.version == row.version { changes.committed[object.objectID] = snapshot }
             }
         }
         for object in deleted.values where !object.isInserted {

@@ -7,6 +7,10 @@ struct ChangeSet: Sendable {
     var updated: [ManagedObjectID: Row] = [:]
     /// Deleted objects, with the version the context read.
     var deleted: [ManagedObjectID: Int64] = [:]
+    /// For updated objects, when the context has it: the stored row their changes start from
+    /// (of the same version), so that a store may write only what differs, as Core Data's
+    /// SQLite store writes only changed columns.
+    var committed: [ManagedObjectID: Row] = [:]
 
     /// Who saved, for the notification the commit sends.
     var origin: ContextDidSaveOrigin?

@@ -115,17 +115,36 @@ extension PersistentStoreCoordinator {
         var atomic = ChangeSet()
         var incremental: [String: ChangeSet] = [:]
         let byIdentifier = Dictionary(incrementalStores.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })
+        // An ID space is one store's and one entity's: its answer is looked up once.
+        var bySpace: [ObjectIdentifier: String?] = [:]
         func isIncremental(_ id: ManagedObjectID) -> String? {
-            id.persistentStoreIdentifier.flatMap { byIdentifier[$0] != nil ? $0 : nil }
+            if let known = bySpace[ObjectIdentifier(id.space)] { return known }
+            let store = id.persistentStoreIdentifier.flatMap { byIdentifier[$0] != nil ? $0 : nil }
+            bySpace[ObjectIdentifier(id.space)] = store
+            return store
         }
-        for (id, row) in changes.inserted {
-            if let store = isIncremental(id) { incremental[store, default: ChangeSet()].inserted[id] = row } else { atomic.inserted[id] = row }
-        }
-        for (id, row) in changes.updated {
-            if let store = isIncremental(id) { incremental[store, default: ChangeSet()].updated[id] = row } else { atomic.updated[id] = row }
-        }
-        for (id, version) in changes.deleted {
-            if let store = isIncremental(id) { incremental[store, default: ChangeSet()].deleted[id] = version } else { atomic.deleted[id] = version }
+        // Most saves touch one store: then its part is the whole change set, not a copy made object by object.
+        var stores: Set<String?> = []
+        for id in changes.inserted.keys where stores.count < 2 { stores.insert(isIncremental(id)) }
+        for id in changes.updated.keys where stores.count < 2 { stores.insert(isIncremental(id)) }
+        for id in changes.deleted.keys where stores.count < 2 { stores.insert(isIncremental(id)) }
+        if stores.count == 1, let only = stores.first, let store = only {
+            incremental[store] = changes
+        } else {
+            for (id, row) in changes.inserted {
+                if let store = isIncremental(id) { incremental[store, default: ChangeSet()].inserted[id] = row } else { atomic.inserted[id] = row }
+            }
+            for (id, row) in changes.updated {
+                guard let store = isIncremental(id) else {
+                    atomic.updated[id] = row
+                    continue
+                }
+                incremental[store, default: ChangeSet()].updated[id] = row
+                incremental[store]?.committed[id] = changes.committed[id]
+            }
+            for (id, version) in changes.deleted {
+                if let store = isIncremental(id) { incremental[store, default: ChangeSet()].deleted[id] = version } else { atomic.deleted[id] = version }
+            }
         }
         for (identifier, storeChanges) in incremental where byIdentifier[identifier]?.isReadOnly == true {
             let ids = Array(storeChanges.inserted.keys) + Array(storeChanges.updated.keys) + Array(storeChanges.deleted.keys)

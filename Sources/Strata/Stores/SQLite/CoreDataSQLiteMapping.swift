@@ -64,6 +64,8 @@ package struct CoreDataSQLiteMapping: Sendable {
         /// Each to-one's slot, and whether it has a `Z<n>_` entity column, in ``toOnes``' order.
         package let toOneSlots: [Int]
         package let toOneHasEntityColumn: [Bool]
+        /// Every written column, as positions: the stored attributes, then the to-ones.
+        package let writtenColumns: [Int]
         /// Whether a save writes anything for this entity's to-many relationships beyond the
         /// rows' own columns: join tables, or positions in an ordered to-many.
         package let writesToManys: Bool
@@ -83,6 +85,7 @@ package struct CoreDataSQLiteMapping: Sendable {
             attributeTypes = attributes.map(\.attribute.type)
             attributeStoresExternally = attributes.map(\.attribute.allowsExternalBinaryDataStorage)
             toOneSlots = toOnes.map(\.slot)
+            writtenColumns = Array(0..<(storedAttributeIndices.count + toOnes.count))
             toOneHasEntityColumn = toOnes.map { $0.entityColumn != nil }
             writesToManys = toManys.contains { toMany in
                 switch toMany.storage {

@@ -45,10 +45,13 @@ extension SQLiteStore {
                 constraintConflicts.append(conflict)
                 continue
             }
-            let update = try statement(entity.updateSQL)
+            // Only the columns that changed, when the row it started from is known: an unchanged
+            // indexed column then costs its index nothing, and Core Data writes no more either.
+            let changed = changes.committed[id].map { changedColumns(of: row, from: $0, entity: entity) }
+            let update = try statement(changed.map { updateSQL(of: entity, columns: $0) } ?? entity.updateSQL)
             try update.reset()
             try update.bind(.integer(row.version + 1), at: 1)
-            let next = try bind(row, of: entity, to: update, from: 2)
+            let next = try bind(row, of: entity, columns: changed, to: update, from: 2)
             try update.bind(.integer(reference), at: next)
             try update.bind(.integer(row.version), at: next + 1)
             while try update.step() {}
@@ -107,27 +110,64 @@ extension SQLiteStore {
         return (entity, reference)
     }
 
-    /// Binds a row's written columns (``CoreDataSQLiteMapping/Entity/insertSQL``'s after
-    /// `Z_PK, Z_ENT, Z_OPT`) from parameter `index` on: its stored attributes, then each to-one's
-    /// key (and entity number). Derived attributes are left out: the store keeps them (Core
-    /// Data's triggers do). Returns the next parameter's index.
-    private func bind(_ row: Row, of entity: CoreDataSQLiteMapping.Entity, to statement: SQLiteStatement, from index: Int32) throws -> Int32 {
-        var index = index
-        for position in entity.storedAttributeIndices {
-            let value = CoreDataSQLiteValues.encode(
-                row.attributes[entity.attributeSlots[position]], allowsExternalStorage: entity.attributeStoresExternally[position])
-            try statement.bind(value, at: index)
-            index += 1
+    /// Which written columns of `row` differ from `committed`: positions in
+    /// ``CoreDataSQLiteMapping/Entity/storedAttributeIndices``, then in `toOneSlots` (offset by
+    /// the stored attributes' count).
+    private func changedColumns(of row: Row, from committed: Row, entity: CoreDataSQLiteMapping.Entity) -> [Int] {
+        var changed: [Int] = []
+        for (index, position) in entity.storedAttributeIndices.enumerated() {
+            let slot = entity.attributeSlots[position]
+            if row.attributes[slot] != committed.attributes[slot] { changed.append(index) }
         }
-        for position in entity.toOneSlots.indices {
-            guard case .toOne(let target) = row.relationships[entity.toOneSlots[position]] else {
-                preconditionFailure("a to-one relationship's slot holds a to-many value")
+        for (index, slot) in entity.toOneSlots.enumerated() where row.relationships[slot] != committed.relationships[slot] {
+            changed.append(entity.storedAttributeIndices.count + index)
+        }
+        return changed
+    }
+
+    /// `UPDATE` of `Z_OPT` and the given written columns only.
+    private func updateSQL(of entity: CoreDataSQLiteMapping.Entity, columns: [Int]) -> String {
+        var assignments = ["Z_OPT = ?"]
+        for index in columns {
+            if index < entity.storedAttributeIndices.count {
+                assignments.append("\(entity.attributes[entity.storedAttributeIndices[index]].column) = ?")
+            } else {
+                let toOne = entity.toOnes[index - entity.storedAttributeIndices.count]
+                assignments.append("\(toOne.column) = ?")
+                if let entityColumn = toOne.entityColumn { assignments.append("\(entityColumn) = ?") }
             }
-            try statement.bind(target?.referenceNumber.map(SQLiteValue.integer) ?? .null, at: index)
-            index += 1
-            if entity.toOneHasEntityColumn[position] {
-                try statement.bind(target.flatMap { mapping.entities[$0.entityName] }.map { .integer(Int64($0.number)) } ?? .null, at: index)
+        }
+        return "UPDATE \(entity.table) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ? AND Z_OPT = ?"
+    }
+
+    /// Binds a row's written columns from parameter `index` on: `columns` (positions as
+    /// ``changedColumns(of:from:entity:)`` gives them; every written column by default, in
+    /// ``CoreDataSQLiteMapping/Entity/insertSQL``'s order after `Z_PK, Z_ENT, Z_OPT`): stored
+    /// attributes, then each to-one's key (and entity number). Derived attributes are never
+    /// written: the store keeps them (Core Data's triggers do). Returns the next parameter's index.
+    private func bind(
+        _ row: Row, of entity: CoreDataSQLiteMapping.Entity, columns: [Int]? = nil, to statement: SQLiteStatement, from index: Int32
+    ) throws -> Int32 {
+        let columns = columns ?? entity.writtenColumns
+        var index = index
+        for column in columns {
+            if column < entity.storedAttributeIndices.count {
+                let position = entity.storedAttributeIndices[column]
+                try statement.bind(
+                    CoreDataSQLiteValues.encode(row.attributes[entity.attributeSlots[position]], allowsExternalStorage: entity.attributeStoresExternally[position]),
+                    at: index)
                 index += 1
+            } else {
+                let position = column - entity.storedAttributeIndices.count
+                guard case .toOne(let target) = row.relationships[entity.toOneSlots[position]] else {
+                    preconditionFailure("a to-one relationship's slot holds a to-many value")
+                }
+                try statement.bind(target?.referenceNumber.map(SQLiteValue.integer) ?? .null, at: index)
+                index += 1
+                if entity.toOneHasEntityColumn[position] {
+                    try statement.bind(target.flatMap { mapping.entities[$0.entityName] }.map { .integer(Int64($0.number)) } ?? .null, at: index)
+                    index += 1
+                }
             }
         }
         return index
