@@ -116,15 +116,8 @@ public enum StrataPeer {
 
     /// Workload 8: inserts one person into the store `context` reads, and saves.
     public static func insertOneAndSave(_ record: PersonRecord, into context: ManagedObjectContext) async throws {
-        try await context.perform { context in
-            let person = try Person(context: context)
-            person.name = record.name
-            person.email = record.email
-            person.age = record.age
-            person.score = record.score
-            person.created = record.created
-            try context.save()
-        }
+        try await insert([record], into: context)
+        try await save(context)
     }
 
     /// Workload 6's yardstick: what the same store costs to open, change one object, and save.
