@@ -111,6 +111,18 @@ import Testing
         #expect(withUnsaved.1 == 101)
     }
 
+    /// A regular expression that does not compile is the same typed error on this store as on
+    /// the others, not a database error.
+    @Test func aBadPatternIsAPredicateError() async throws {
+        let coordinator = try await Self.store()
+        let error = await #expect(throws: FetchPredicateError.self) {
+            try await backgroundContext(coordinator).perform { context in
+                _ = try context.fetch(FetchRequest<Book>(predicate: try FetchPredicate(format: "title MATCHES '(' AND pages < 5")))
+            }
+        }
+        #expect(error?.code == .evaluation)
+    }
+
     @Test func aValueIsNeverSplicedIntoTheSQL() async throws {
         let coordinator = try await Self.store()
         let hostile = "x' OR 1=1; DROP TABLE ZBOOK; --"

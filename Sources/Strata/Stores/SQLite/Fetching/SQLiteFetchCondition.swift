@@ -277,6 +277,10 @@ extension SQLiteFetchCondition {
                 guard [.equal, .notEqual, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .beginsWith, .endsWith,
                        .contains, .like, .matches].contains(op)
                 else { return nil }
+                // A pattern that does not compile is the context's to report, as the typed error
+                // every store gives (in SQL it would be the database's error).
+                if op == .matches, (try? PatternCache().matches("", regex: text, options: options)) == nil { return nil }
+                if op == .like, (try? PatternCache().matches("", like: text, options: options)) == nil { return nil }
                 let sql = "strata_compare(?, \(options.rawValue), \(column), ?)"
                 let nullMatches = op == .notEqual
                 return (SQLiteFetchCondition(sql: nullMatches ? "(\(column) IS NULL OR \(sql))" : "(\(column) IS NOT NULL AND \(sql))",
