@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+@testable import Strata
 import StrataTestSupport
 import Testing
 
@@ -40,6 +40,69 @@ import Testing
         }
         #expect(compared == 300)
         #expect(nonEmpty > 30, "the predicates match something often enough to tell the stores apart")
+    }
+
+    /// Dictionary fetches grouped by attributes, with counts, minima, maxima, sums and averages,
+    /// give the same groups in the same order from both stores; the SQLite store computes them
+    /// in SQL (its context reads no rows for them).
+    @Test func randomGroupsAreTheSameFromBothStores() async throws {
+        var random = SplitMix64(seed: Self.seed &+ 1)
+        // Titles with duplicates, in both of Unicode's forms of "Ä"; pages with duplicates.
+        let titles = ["A", "B", "C", "\u{C4}", "A\u{308}", "b"]
+        let books = (0..<120).map { _ in (titles[Int.random(in: 0..<titles.count, using: &random)], Int.random(in: 0..<9, using: &random)) }
+        func store(_ kind: StoreKind) async throws -> PersistentStoreCoordinator {
+            let coordinator = try await makeCoordinator(libraryModel(), kind)
+            try await backgroundContext(coordinator).perform { context in
+                for (title, pages) in books {
+                    let book = try Book(context: context)
+                    book.title = title
+                    book.pages = pages
+                }
+                try context.save()
+            }
+            return coordinator
+        }
+        let memory = try await store(.inMemory), sqlite = try await store(.sqlite)
+        for _ in 0..<60 {
+            var request = FetchRequest<Book>()
+            let key = Bool.random(using: &random) ? "title" : "pages"
+            request.propertiesToGroupBy = Bool.random(using: &random) ? [key] : ["title", "pages"]
+            request.propertiesToFetch = (request.propertiesToGroupBy ?? []).map { ExpressionDescription.key($0) } + [
+                ExpressionDescription(name: "n", expression: try ValueExpression(format: "count:(title)")),
+                ExpressionDescription(name: "least", expression: try ValueExpression(format: "min:(pages)")),
+                ExpressionDescription(name: "most", expression: try ValueExpression(format: "max:(title)")),
+                ExpressionDescription(name: "total", expression: try ValueExpression(format: "sum:(pages)")),
+                ExpressionDescription(name: "mean", expression: try ValueExpression(format: "average:(pages)")),
+            ]
+            let bound = Int.random(in: 0..<9, using: &random)
+            request.predicate = try [nil, "pages > \(bound)", "title BEGINSWITH 'A'", "pages != \(bound) OR title == 'b'"][
+                Int.random(in: 0..<4, using: &random)].map { try FetchPredicate(format: $0) }
+            request.sortDescriptors = [[], [.ascending(key)], [.descending(key)]][Int.random(in: 0..<3, using: &random)]
+            let request1 = request
+            /// Each group as text, in the order fetched; the sort key's values in that order.
+            func groups(_ coordinator: PersistentStoreCoordinator) async throws -> ([String], [String], Int) {
+                try await backgroundContext(coordinator).perform { context in
+                    let rows = try context.fetchDictionaries(request1)
+                    let text = rows.map { row in row.keys.sorted().map { "\($0)=\(row[$0] ?? "nil")" }.joined(separator: ",") }
+                    return (text, rows.map { "\($0[key] ?? "nil")" }, context.graph.rowsConsidered)
+                }
+            }
+            let (expected, _, _) = try await groups(memory)
+            let (found, keys, considered) = try await groups(sqlite)
+            let context = "\(request.propertiesToGroupBy ?? []) \(request.predicate?.description ?? "-") \(request.sortDescriptors.map(\.key)) (seed \(Self.seed))"
+            // The same groups; their order is defined by the sort keys alone (ties, and no sort
+            // at all, leave it to each store: the in-memory store's tables have no row order).
+            #expect(found.sorted() == expected.sorted(), "\(context)")
+            if let sort = request.sortDescriptors.first {
+                let ordered = zip(keys, keys.dropFirst()).allSatisfy { a, b in
+                    let order = key == "pages" ? (Int(a)! < Int(b)! ? ComparisonResult.orderedAscending : Int(a)! == Int(b)! ? .orderedSame : .orderedDescending)
+                        : PredicateEvaluator.literalOrder(a, b)
+                    return order == .orderedSame || (order == .orderedAscending) == sort.ascending
+                }
+                #expect(ordered, "\(context): \(keys)")
+            }
+            #expect(considered == 0, "grouped in SQL")
+        }
     }
 
     /// A predicate on books: comparisons of attributes, to-one and to-many key paths, joined by

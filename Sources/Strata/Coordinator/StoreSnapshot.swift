@@ -37,6 +37,14 @@ final class StoreSnapshot: Sendable {
         try store.rows(of: layout, matching: predicate, sortedBy: sort, offset: offset, limit: limit, in: snapshot)
     }
 
+    /// The store's own groups for a dictionary fetch, when it has them.
+    func groups(
+        of layout: EntityLayout, matching predicate: FetchPredicate?, groupBy: [String], properties: [ExpressionDescription],
+        sortedBy sort: [(key: String, ascending: Bool)]
+    ) throws -> [[String: EvaluationValue]]? {
+        try store.groups(of: layout, matching: predicate, groupBy: groupBy, properties: properties, sortedBy: sort, in: snapshot)
+    }
+
     /// The store's own count, when it has one.
     func count(of layout: EntityLayout, matching predicate: FetchPredicate?) throws -> Int? {
         try store.count(of: layout, matching: predicate, in: snapshot)

@@ -7,6 +7,18 @@ extension ObjectGraph {
         for property in properties {
             _ = try property.expression.check(on: layout, model: model, variables: [:])
         }
+        // Grouped by the store itself, when it alone holds the answer and groups exactly as below.
+        if let groupBy = request.propertiesToGroupBy, request.havingPredicate == nil, request.fetchLimit == 0, request.fetchOffset == 0,
+            let (_, snapshot) = soleSnapshot(for: request, names: request.includesSubentities ? layout.hierarchyNames : [layout.name])
+        {
+            try request.predicate?.check(on: layout, model: model)
+            let sort = request.sortDescriptors.map { (key: $0.key, ascending: $0.ascending) }
+            if let groups = try snapshot.groups(
+                of: layout, matching: request.predicate, groupBy: groupBy, properties: properties, sortedBy: sort)
+            {
+                return groups.map { $0.compactMapValues(\.sendable) }
+            }
+        }
         let source = ContextObjectSource(graph: self, includesPendingChanges: request.includesPendingChanges)
         let evaluator = PredicateEvaluator(source: source)
         let matches = try self.matches(for: request, sorted: true)

@@ -179,6 +179,16 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
         nil
     }
 
+    /// A dictionary fetch's groups of one entity's objects (not its subentities') that match
+    /// `predicate`, computed by the store; `nil` when it cannot compute them exactly as the
+    /// fetching context would.
+    func groups(
+        of layout: EntityLayout, matching predicate: FetchPredicate?, groupBy: [String], properties: [ExpressionDescription],
+        sortedBy sort: [(key: String, ascending: Bool)], in snapshot: any IncrementalStoreSnapshot
+    ) throws -> [[String: EvaluationValue]]? {
+        nil
+    }
+
     /// How many objects of one entity (not its subentities) match `predicate`; `nil` when the
     /// store cannot count them exactly without the context.
     func count(of layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws -> Int? {

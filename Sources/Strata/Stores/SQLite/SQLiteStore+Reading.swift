@@ -83,7 +83,7 @@ extension SQLiteStore {
 
     /// The condition that selects exactly what `predicate` does (`1` for none); `nil` when it
     /// does not translate exactly.
-    private func exactCondition(_ predicate: FetchPredicate?, for entity: CoreDataSQLiteMapping.Entity) -> SQLiteFetchCondition? {
+    func exactCondition(_ predicate: FetchPredicate?, for entity: CoreDataSQLiteMapping.Entity) -> SQLiteFetchCondition? {
         guard let predicate else { return .constant(true) }
         guard let condition = SQLiteFetchCondition.compile(predicate, for: entity, in: mapping, store: identifier), condition.isExact else {
             return nil

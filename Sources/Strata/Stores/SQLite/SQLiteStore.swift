@@ -378,6 +378,13 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         try readRows(of: layout, matching: predicate, sortedBy: sort, offset: offset, limit: limit, in: snapshot)
     }
 
+    override func groups(
+        of layout: EntityLayout, matching predicate: FetchPredicate?, groupBy: [String], properties: [ExpressionDescription],
+        sortedBy sort: [(key: String, ascending: Bool)], in snapshot: any IncrementalStoreSnapshot
+    ) throws -> [[String: EvaluationValue]]? {
+        try readGroups(of: layout, matching: predicate, groupBy: groupBy, properties: properties, sortedBy: sort, in: snapshot)
+    }
+
     override func count(of layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws -> Int? {
         try countRows(of: layout, matching: predicate, in: snapshot)
     }
