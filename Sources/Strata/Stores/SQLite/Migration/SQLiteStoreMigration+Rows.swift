@@ -116,11 +116,17 @@ extension SQLiteStoreMigration {
     /// Puts the new file in the old one's place: the old store's log emptied into it first (so
     /// that no stale log is ever beside the new file), then one `rename(2)`.
     private func swap(_ partial: URL, into url: URL) throws {
+        var busy: Int64 = 0
         do {
             let connection = try SQLiteConnection(url: url, readOnly: false, create: false, busyTimeout: SQLiteStore.defaultTimeout)
-            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            try connection.statement("PRAGMA wal_checkpoint(TRUNCATE)").forEachRow { busy = $0.int64(0) }
         } catch let error as SQLiteError {
             throw error.storeError(file: url)
+        }
+        // A log that could not be emptied (another connection still reads) must not end up beside the new file.
+        guard busy == 0 else {
+            throw StoreError(
+                .writeFailed, file: url, "another connection is reading the store, so its log cannot be emptied: the migrated copy was not put in place")
         }
         guard rename(partial.path, url.path) == 0 else {
             throw StoreError(.writeFailed, file: url, "cannot put the migrated store in place: \(String(cString: strerror(errno)))")
