@@ -46,3 +46,15 @@ public struct MigrationError: Error, Hashable, Sendable, CustomStringConvertible
         problems.isEmpty ? message : message + ":\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
     }
 }
+
+extension ManagedObjectModel {
+    /// Throws unless this model wrote the store whose metadata is `metadata`: what every
+    /// migration checks of its source before it touches a row.
+    func checkWroteStore(withMetadata metadata: [String: MetadataValue]) throws {
+        let differences = incompatibleEntities(inConfiguration: nil, storeMetadata: metadata)
+        guard differences.isEmpty else {
+            throw MigrationError(
+                .unknownSourceVersion, "the store was not written by the source model (it differs in \(differences.joined(separator: ", ")))")
+        }
+    }
+}

@@ -84,11 +84,7 @@ public struct MigrationManager: Sendable {
     ) throws -> MigrationReport {
         let rewriter = try BinaryStoreRewriter(url: url)
         let metadata = rewriter.header.metadata
-        let differences = sourceModel.incompatibleEntities(inConfiguration: nil, storeMetadata: metadata)
-        guard differences.isEmpty else {
-            throw MigrationError(
-                .unknownSourceVersion, "the store was not written by the source model (it differs in \(differences.joined(separator: ", ")))")
-        }
+        try sourceModel.checkWroteStore(withMetadata: metadata)
         let store = metadata[PersistentStore.storeUUIDKey]?.stringValue ?? ""
         let renames = mapping.entityRenames
         let rows = try RowMigration(

@@ -36,11 +36,7 @@ extension SQLiteStoreMigration {
         defer { source.didRemove() }
         try source.loadMetadata()
         let metadata = source.metadata
-        guard step.source.isConfiguration(nil, compatibleWithStoreMetadata: metadata) else {
-            let differences = step.source.incompatibleEntities(inConfiguration: nil, storeMetadata: metadata)
-            throw MigrationError(
-                .unknownSourceVersion, "the store was not written by the source model (it differs in \(differences.joined(separator: ", ")))")
-        }
+        try step.source.checkWroteStore(withMetadata: metadata)
         let store = source.identifier
         var manager = MigrationManager(sourceModel: step.source, destinationModel: step.destination, stageName: step.name)
         manager.fillsMissingValues = fillsMissingValues

@@ -147,11 +147,7 @@ extension SQLiteStoreMigration {
         static func old(_ table: String) -> String { SQLiteStoreMigration.oldPrefix + table }
 
         mutating func migrate(metadata: inout [String: MetadataValue]) throws -> MigrationReport {
-            guard step.source.isConfiguration(nil, compatibleWithStoreMetadata: metadata) else {
-                let differences = step.source.incompatibleEntities(inConfiguration: nil, storeMetadata: metadata)
-                throw MigrationError(
-                    .unknownSourceVersion, "the store was not written by the source model (it differs in \(differences.joined(separator: ", ")))")
-            }
+            try step.source.checkWroteStore(withMetadata: metadata)
             guard to.unsupported.isEmpty else {
                 throw StoreError(
                     .unsupportedModel, file: file,
