@@ -124,6 +124,11 @@ import Testing
             let key = #expect(throws: FetchPredicateError.self) { try context.fetch(request) }
             #expect(key?.code == .unknownKey)
             #expect(key?.description == "the entity Book has no key 'isbn'")
+            // A sum of strings fails before any row is read, even where no row would match.
+            let strings = FetchRequest<Book>(predicate: try FetchPredicate(format: "pages < 0 AND tags.@sum.label > 1"))
+            let sum = #expect(throws: FetchPredicateError.self) { try context.fetch(strings) }
+            #expect(sum?.code == .evaluation)
+            #expect(sum?.description == "@sum needs numbers, and Tag.label is a String attribute")
         }
     }
 }

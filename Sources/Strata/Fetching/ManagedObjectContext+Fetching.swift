@@ -178,15 +178,22 @@ extension ObjectGraph {
     /// The one incremental store that alone holds a request's answer: its entity has no
     /// subentities in play, no atomic store has a table of it, and neither the context's unsaved
     /// changes (when the request includes them) nor a parent's can change the answer. The store
-    /// may then sort, window and count in its own query.
-    func soleSnapshot<Result: ManagedObject>(for request: FetchRequest<Result>, names: [String]) -> (String, StoreSnapshot)? {
+    /// may then sort, window, group and count in its own query.
+    ///
+    /// A sort key, or one of `keyPaths` (group keys), through a relationship reads other
+    /// entities' values too: then no unsaved change of any entity may be in play.
+    func soleSnapshot<Result: ManagedObject>(
+        for request: FetchRequest<Result>, names: [String], keyPaths: [String] = []
+    ) -> (String, StoreSnapshot)? {
+        let readsOthers = (request.sortDescriptors.map(\.key) + keyPaths).contains { $0.contains(".") }
+        func concerns(_ entityName: String) -> Bool { readsOthers || entityName == names.first }
         guard request.usesFastPaths, names.count == 1, let name = names.first, generation.snapshots.count == 1,
             let (store, snapshot) = generation.snapshots.first, generation.stores.values.allSatisfy({ $0[name] == nil }),
-            request.sortDescriptors.allSatisfy({ $0.options.isEmpty && !$0.key.contains(".") }),
-            !parentRows.keys.contains(where: { $0.entityName == name })
+            request.sortDescriptors.allSatisfy({ $0.options.isEmpty }),
+            !parentRows.keys.contains(where: { concerns($0.entityName) })
         else { return nil }
         if request.includesPendingChanges {
-            for objects in [inserted, updated, deleted] where objects.values.contains(where: { $0.entity.name == name }) { return nil }
+            for objects in [inserted, updated, deleted] where objects.values.contains(where: { concerns($0.entity.name) }) { return nil }
         }
         return (store, snapshot)
     }

@@ -7,26 +7,22 @@ extension ObjectGraph {
         for property in properties {
             _ = try property.expression.check(on: layout, model: model, variables: [:])
         }
-        // Grouped by the store itself, when it alone holds the answer and groups exactly as below.
-        if let groupBy = request.propertiesToGroupBy, request.havingPredicate == nil, request.fetchLimit == 0, request.fetchOffset == 0,
-            let (_, snapshot) = soleSnapshot(for: request, names: request.includesSubentities ? layout.hierarchyNames : [layout.name])
-        {
-            try request.predicate?.check(on: layout, model: model)
-            let sort = request.sortDescriptors.map { (key: $0.key, ascending: $0.ascending) }
-            if let groups = try snapshot.groups(
-                of: layout, matching: request.predicate, groupBy: groupBy, properties: properties, sortedBy: sort)
-            {
-                return groups.map { $0.compactMapValues(\.sendable) }
-            }
-        }
+        try request.predicate?.check(on: layout, model: model)
+        let keys = (request.propertiesToGroupBy ?? []).map(ValueExpression.keyPath)
+        for key in keys { _ = try key.check(on: layout, model: model, variables: [:]) }
         let source = ContextObjectSource(graph: self, includesPendingChanges: request.includesPendingChanges)
         let evaluator = PredicateEvaluator(source: source)
-        let matches = try self.matches(for: request, sorted: true)
-
         var rows: [[String: EvaluationValue]] = []
-        if let groupBy = request.propertiesToGroupBy {
-            let keys = groupBy.map(ValueExpression.keyPath)
-            for key in keys { _ = try key.check(on: layout, model: model, variables: [:]) }
+        // Grouped by the store itself, when it alone holds the answer and groups exactly as below.
+        if let groupBy = request.propertiesToGroupBy, request.fetchLimit == 0, request.fetchOffset == 0,
+            let (_, snapshot) = soleSnapshot(
+                for: request, names: request.includesSubentities ? layout.hierarchyNames : [layout.name], keyPaths: groupBy),
+            case let sort = request.sortDescriptors.map({ (key: $0.key, ascending: $0.ascending) }),
+            let groups = try snapshot.groups(of: layout, matching: request.predicate, groupBy: groupBy, properties: properties, sortedBy: sort)
+        {
+            rows = groups
+        } else if let groupBy = request.propertiesToGroupBy {
+            let matches = try self.matches(for: request, sorted: true)
             var groups: [(key: [EvaluationValue], members: [EvaluationValue])] = []
             for ref in matches {
                 let value = try keys.map { try evaluator.value($0, on: .object(ref)) }
@@ -45,7 +41,7 @@ extension ObjectGraph {
                 rows.append(row)
             }
         } else {
-            for ref in matches {
+            for ref in try self.matches(for: request, sorted: true) {
                 var row: [String: EvaluationValue] = [:]
                 for property in properties { row[property.name] = try evaluator.value(property.expression, on: .object(ref)) }
                 rows.append(row)

@@ -31,10 +31,18 @@ extension ValueExpression {
         case .key(let base, let key):
             guard let entity = try recurse(base) else { return nil }
             return try Self.destination(of: key, in: entity, model: model)
-        case .collectionOperator(let base, _, let path):
+        case .collectionOperator(let base, let name, let path):
             var entity = try recurse(base)
             for key in path {
                 guard let current = entity else { break }
+                // Known before any object is read, so that every store fails alike, whatever
+                // rows its query narrows the evaluation to.
+                if name == "sum" || name == "avg", case .attribute(let index)? = current.slots[key],
+                    !current.attributes[index].type.isNumeric, current.attributes[index].type != .boolean
+                {
+                    throw FetchPredicateError(
+                        .evaluation, "@\(name) needs numbers, and \(current.name).\(key) is a \(current.attributes[index].type.rawValue) attribute")
+                }
                 entity = try Self.destination(of: key, in: current, model: model)
             }
             return nil

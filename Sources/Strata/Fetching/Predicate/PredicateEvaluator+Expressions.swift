@@ -133,13 +133,14 @@ extension PredicateEvaluator {
             return value
         }
         let list = arguments.count == 1 ? arguments[0] : .collection(arguments)
-        let integral = list.elements.allSatisfy { if case .integer = $0 { true } else { false } }
         switch name {
-        case "sum:": return numeric(try numbers(list, for: name).reduce(0, +), integral: integral)
+        case "sum:", "average:":
+            var sum = NumericSum()
+            for element in list.elements where !sum.add(element) {
+                throw FetchPredicateError(.evaluation, "\(name) needs numbers")
+            }
+            return name == "sum:" ? sum.sum : sum.average
         case "count:": return .integer(Int64(list.elements.count))
-        case "average:":
-            let values = try numbers(list, for: name)
-            return values.isEmpty ? .null : .double(values.reduce(0, +) / Double(values.count))
         case "min:", "max:":
             let elements = list.elements.filter { if case .null = $0 { false } else { true } }
             guard var best = elements.first else { return .null }

@@ -105,9 +105,10 @@ package struct CoreDataSQLiteMapping: Sendable {
         /// an object the store does not hold (a damaged file) from one it does, so that reading
         /// one gives an error rather than a fault nothing can fulfil; and it gives the target's
         /// own entity, whatever the `Z<n>_` column says.
-        package func select(where condition: String) -> String {
+        /// `extraJoins` join more tables, for the ordering (see `SQLiteJoinedColumns`).
+        package func select(where condition: String, extraJoins: [String] = []) -> String {
             var columns = ["t.Z_PK", "t.Z_OPT"] + attributes.map { "t.\($0.column)" }
-            var joins: [String] = []
+            var joins = extraJoins
             for (index, toOne) in toOnes.enumerated() {
                 columns += ["t.\(toOne.column)", "d\(index).Z_ENT"]
                 joins.append("LEFT JOIN \(toOne.destinationTable) d\(index) ON d\(index).Z_PK = t.\(toOne.column)")

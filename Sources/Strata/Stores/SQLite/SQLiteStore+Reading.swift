@@ -42,27 +42,19 @@ extension SQLiteStore {
         return try readRows(of: entity, where: condition, ordering: "t.Z_PK", window: nil, in: snapshot)
     }
 
-    /// The rows that match `predicate` exactly, sorted by attributes of the entity's own and
-    /// windowed, all in SQL; `nil` when the predicate does not translate exactly or a sort key
-    /// does not sort in SQL as the context sorts it.
+    /// The rows that match `predicate` exactly, sorted (by attributes of the entity's own or
+    /// reached through to-one relationships) and windowed, all in SQL; `nil` when the predicate
+    /// does not translate exactly or a sort key does not sort in SQL as the context sorts it.
     func readRows(
         of layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
         limit: Int, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)]? {
         guard let entity = mapping.entities[layout.name], let condition = exactCondition(predicate, for: entity) else { return nil }
-        var ordering: [String] = []
-        for (key, ascending) in sort {
-            // Types whose SQL order is the evaluator's: numbers, Booleans, dates, strings (by
-            // scalars), UUIDs (their bytes, as their text). NULL first ascending, last descending, in both.
-            guard let position = entity.attributes.firstIndex(where: { $0.attribute.name == key }),
-                [.integer16, .integer32, .integer64, .double, .float, .boolean, .date, .string, .uuid].contains(entity.attributeTypes[position])
-            else { return nil }
-            ordering.append("t.\(entity.attributes[position].column) \(ascending ? "ASC" : "DESC")")
-        }
-        ordering.append("t.Z_PK")
+        var columns = SQLiteJoinedColumns(mapping: mapping, root: entity)
+        guard let ordering = columns.ordering(sort) else { return nil }
         return try readRows(
-            of: entity, where: condition.sql == "1" ? nil : condition, ordering: ordering.joined(separator: ", "),
-            window: (offset, limit), in: snapshot)
+            of: entity, where: condition.sql == "1" ? nil : condition, ordering: (ordering + ["t.Z_PK"]).joined(separator: ", "),
+            joining: columns.joins, window: (offset, limit), in: snapshot)
     }
 
     /// How many rows match `predicate`, counted in SQL; `nil` when it does not translate exactly.
@@ -92,11 +84,11 @@ extension SQLiteStore {
     }
 
     func readRows(
-        of entity: CoreDataSQLiteMapping.Entity, where condition: SQLiteFetchCondition?, ordering: String, window: (offset: Int, limit: Int)?,
-        in snapshot: any IncrementalStoreSnapshot
+        of entity: CoreDataSQLiteMapping.Entity, where condition: SQLiteFetchCondition?, ordering: String, joining joins: [String] = [],
+        window: (offset: Int, limit: Int)?, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)] {
         guard let snapshot = snapshot as? SQLiteReadSnapshot else { return [] }
-        var sql = entity.select(where: "t.Z_ENT = ?" + (condition.map { " AND (\($0.sql))" } ?? "")) + " ORDER BY \(ordering)"
+        var sql = entity.select(where: "t.Z_ENT = ?" + (condition.map { " AND (\($0.sql))" } ?? ""), extraJoins: joins) + " ORDER BY \(ordering)"
         var bindings = [SQLiteValue.integer(Int64(entity.number))] + (condition?.bindings ?? [])
         if let window {
             sql += " LIMIT ? OFFSET ?"

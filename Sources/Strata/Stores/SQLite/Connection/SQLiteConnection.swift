@@ -10,7 +10,9 @@ package final class SQLiteConnection: @unchecked Sendable {
     // read snapshot (only inside its lock), or the pool's idle list (inside its lock, where
     // nothing uses it). A connection moves from one owner to the next by `take()` and
     // `giveBack(_:)`, which drop the old owner's reference; no two owners share one.
-    private let handle: OpaquePointer
+    /// Internal, not private: the SQL functions Strata registers (`SQLiteConnection+Functions`)
+    /// are registered on it.
+    let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
     package let url: URL
 
@@ -34,6 +36,7 @@ package final class SQLiteConnection: @unchecked Sendable {
         let (seconds, attoseconds) = busyTimeout.components
         sqlite3_busy_timeout(handle, Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000))
         try registerTextComparison()
+        try registerNumericAggregates()
     }
 
     deinit {
@@ -95,60 +98,6 @@ package final class SQLiteConnection: @unchecked Sendable {
 
     /// The number of rows the last `INSERT`, `UPDATE` or `DELETE` changed.
     package var changes: Int { Int(sqlite3_changes64(handle)) }
-
-    /// `strata_compare(operator, options, lhs, rhs)`: the predicate evaluator's own comparison of
-    /// two strings (`BEGINSWITH`, `LIKE`, `[cd]`…), so that fetch conditions compiled to SQL
-    /// decide exactly as predicates evaluated in memory (1 or 0; NULL is `nil`).
-    private func registerTextComparison() throws {
-        let result = sqlite3_create_function_v2(
-            handle, "strata_compare", 4, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
-            { context, count, arguments in
-                guard let arguments, count == 4, let op = FetchPredicate.Operator(rawValue: SQLiteConnection.text(arguments[0]) ?? "") else {
-                    sqlite3_result_error(context, "strata_compare: (operator, options, lhs, rhs)", -1)
-                    return
-                }
-                let options = FetchPredicate.Options(rawValue: Int(sqlite3_value_int64(arguments[1])))
-                let lhs = SQLiteConnection.text(arguments[2]).map(EvaluationValue.string) ?? .null
-                let rhs = SQLiteConnection.text(arguments[3]).map(EvaluationValue.string) ?? .null
-                do {
-                    let patterns = op == .like || op == .matches ? SQLiteConnection.patterns : PatternCache()
-                    let holds = try PredicateEvaluator.compare(lhs, op, rhs, options, patterns: patterns)
-                    sqlite3_result_int64(context, holds ? 1 : 0)
-                } catch {
-                    sqlite3_result_error(context, "\(error)", -1)
-                }
-            }, nil, nil, nil)
-        guard result == SQLITE_OK else {
-            throw SQLiteError(extendedCode: result, message: "cannot register the SQL function strata_compare")
-        }
-    }
-
-    /// The text of a function argument; `nil` for NULL or a value of another class.
-    private static func text(_ value: OpaquePointer?) -> String? {
-        guard sqlite3_value_type(value) == SQLITE_TEXT, let bytes = sqlite3_value_text(value) else { return nil }
-        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
-    }
-
-    /// Compiled LIKE and MATCHES patterns of `strata_compare`, per thread: SQL functions run on
-    /// whichever thread steps the statement, and a cache is not safe to share.
-    private static var patterns: PatternCache {
-        let key = "strata.sqlite.patterns"
-        if let cache = Thread.current.threadDictionary[key] as? PatternCache { return cache }
-        let cache = PatternCache()
-        Thread.current.threadDictionary[key] = cache
-        return cache
-    }
-
-    /// Makes `name` an SQL function of any number of arguments that does nothing and returns
-    /// NULL: for the functions Core Data's triggers call to tell Core Data what they changed.
-    package func registerNoOpFunction(named name: String) throws {
-        let result = sqlite3_create_function_v2(
-            handle, name, -1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
-            { context, _, _ in sqlite3_result_null(context) }, nil, nil, nil)
-        guard result == SQLITE_OK else {
-            throw SQLiteError(extendedCode: result, message: "cannot register the SQL function \(name)")
-        }
-    }
 
     /// Changes whenever another connection commits to the database (`PRAGMA data_version`).
     package func dataVersion() throws -> Int64 {

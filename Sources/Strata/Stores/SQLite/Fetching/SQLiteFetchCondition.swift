@@ -8,12 +8,13 @@ import Foundation
 /// constant (`==`, `!=`, `<`, `<=`, `>`, `>=`, `IN`, `BETWEEN`; string operators and `[cd]`
 /// through `strata_compare`, the predicate evaluator's own comparison registered as a SQL
 /// function); a to-one relationship against an object or `nil`; a to-many's `@count` (of all its
-/// targets, or of a `SUBQUERY`'s) against a number; `AND`, `OR`, `NOT`, `TRUEPREDICATE`,
+/// targets, or of a `SUBQUERY`'s) against a number; `@sum`, `@avg`, `@min` and `@max` of a
+/// to-many's attribute against a constant; `AND`, `OR`, `NOT`, `TRUEPREDICATE`,
 /// `FALSEPREDICATE`. Every translated term is two-valued (a NULL column
 /// gives true or false, never SQL's unknown), so `NOT` and `OR` keep their meaning.
 ///
 /// `SUBQUERY(…).@count` translates when its predicate does, exactly. What does not translate
-/// (other aggregates, functions, decimals, variables, `CONTAINS` on a to-many key path, which
+/// (functions, decimals, variables, aggregates of longer key paths, `CONTAINS` on a to-many key path, which
 /// tests membership) is left to the fetching context, which evaluates the whole predicate on
 /// the rows the condition returns: the condition is then wider than the predicate (``isExact``
 /// is false), never narrower, so nothing is silently dropped. A predicate with nothing to
@@ -93,11 +94,15 @@ extension SQLiteFetchCondition {
             }
             guard let constant = Self.constant(rhs) else { return nil }
             if comparison.modifier == .direct, case .collectionOperator(let base, "count", let rest) = lhs, rest.isEmpty {
-                if case .subquery(let collection, let variable, let inner) = base, let path = keyPath(collection), path.count == 1 {
-                    return count(of: path[0], entity: entity, alias: alias, op, constant, matching: (variable, inner))
+                if case .subquery(let collection, let variable, let inner) = base, let path = keyPath(collection) {
+                    return count(of: path, entity: entity, alias: alias, op, constant, matching: (variable, inner))
                 }
-                if let path = keyPath(base), path.count == 1 { return count(of: path[0], entity: entity, alias: alias, op, constant) }
+                if let path = keyPath(base) { return count(of: path, entity: entity, alias: alias, op, constant) }
                 return nil
+            }
+            if comparison.modifier == .direct, case .collectionOperator(let base, let function, let rest) = lhs {
+                guard let path = keyPath(base), rest.count == 1 else { return nil }
+                return aggregate(function, of: path, key: rest[0], entity: entity, alias: alias, op, constant, comparison.options)
             }
             guard let path = keyPath(lhs), !path.isEmpty else { return nil }
             // On a to-many key path CONTAINS tests membership, not a substring: left to the context.
@@ -106,7 +111,7 @@ extension SQLiteFetchCondition {
             var crossed = false
             let condition = keyPath(path[...], entity: entity, alias: alias, quantifier: comparison.modifier, crossed: &crossed) { column, slot in
                 switch slot {
-                case .attribute(let attribute): Self.attribute(column, attribute, op, constant, options)
+                case .attribute(let attribute): Self.attribute(column, attribute.type, op, constant, options)
                 case .toOne(let toOne): Self.toOne(column, toOne, op, constant, mapping: mapping, store: store)
                 }
             }
@@ -118,19 +123,16 @@ extension SQLiteFetchCondition {
         /// number: a count of the targets (that match the predicate, which must translate
         /// exactly), in a subquery.
         private mutating func count(
-            of key: String, entity: CoreDataSQLiteMapping.Entity, alias: String, _ op: FetchPredicate.Operator, _ constant: PredicateValue,
+            of path: [String], entity: CoreDataSQLiteMapping.Entity, alias: String, _ op: FetchPredicate.Operator, _ constant: PredicateValue,
             matching filter: (variable: String, predicate: FetchPredicate)? = nil
         ) -> SQLiteFetchCondition? {
-            guard let symbol = Self.symbol(op), let toMany = entity.toManys.first(where: { entity.layout.relationships[$0.slot].name == key }),
-                let destination = mapping.entities[toMany.destination]
-            else { return nil }
             let bound: SQLiteValue
             switch constant {
             case .integer(let value): bound = .integer(value)
             case .double(let value) where !value.isNaN: bound = .real(value)
             default: return nil
             }
-            let (from, inner) = targets(of: toMany, destination: destination, owner: alias)
+            guard let symbol = Self.symbol(op), let (from, inner, destination) = targets(of: path, entity: entity, alias: alias) else { return nil }
             guard let (variable, predicate) = filter else {
                 return SQLiteFetchCondition(sql: "(SELECT count(*) \(from)) \(symbol) ?", bindings: [bound], isExact: true)
             }
@@ -142,9 +144,73 @@ extension SQLiteFetchCondition {
                 sql: "(SELECT count(*) \(from) AND (\(matching.sql))) \(symbol) ?", bindings: matching.bindings + [bound], isExact: true)
         }
 
-        /// `FROM … WHERE …` of the targets of `owner`'s to-many relationship, and their alias.
+        /// `relationship.@sum.key` (or `@avg`, `@min`, `@max`) against a constant: the aggregate
+        /// of the targets' attribute in a subquery, computed as the evaluator computes it
+        /// (`strata_sum`/`strata_avg`; SQL's `min`/`max` for types it orders as the evaluator
+        /// does), then compared as an attribute of the result's type would be. An empty
+        /// relationship gives `0` for `@sum` and `nil` for the others, in both.
+        private mutating func aggregate(
+            _ function: String, of path: [String], key: String, entity: CoreDataSQLiteMapping.Entity, alias: String,
+            _ op: FetchPredicate.Operator, _ constant: PredicateValue, _ options: FetchPredicate.Options
+        ) -> SQLiteFetchCondition? {
+            guard let (from, inner, destination) = targets(of: path, entity: entity, alias: alias),
+                let position = destination.attributes.firstIndex(where: { $0.attribute.name == key })
+            else { return nil }
+            let type = destination.attributeTypes[position]
+            let (expression, resultType): (String, AttributeType)
+            switch function {
+            case "sum", "avg":
+                guard SQLiteJoinedColumns.summable.contains(type) else { return nil }
+                (expression, resultType) = ("strata_\(function)(?1, '\(type.rawValue)')", .double)
+            case "min", "max":
+                // Booleans are stored as any number, which SQL would order as numbers.
+                guard SQLiteJoinedColumns.sortable.contains(type), type != .boolean else { return nil }
+                (expression, resultType) = ("\(function)(?1)", type)
+            default:
+                return nil
+            }
+            let column = "\(inner).\(destination.attributes[position].column)"
+            let subquery = "(SELECT \(expression.replacingOccurrences(of: "?1", with: column)) \(from))"
+            return Self.attribute(subquery, resultType, op, constant, options)?.0
+        }
+
+        /// `FROM … WHERE …` of the targets of a key path of to-one relationships ending in a
+        /// to-many (`author.books`), their alias and entity. A nil to-one, or one that names no
+        /// row, leaves no targets: the evaluator's empty collection.
         private mutating func targets(
-            of toMany: CoreDataSQLiteMapping.ToManySlot, destination: CoreDataSQLiteMapping.Entity, owner: String
+            of path: [String], entity: CoreDataSQLiteMapping.Entity, alias: String
+        ) -> (from: String, alias: String, entity: CoreDataSQLiteMapping.Entity)? {
+            guard let last = path.last else { return nil }
+            var owner = entity
+            var key = "\(alias).Z_PK"
+            for (depth, name) in path.dropLast().enumerated() {
+                guard let toOne = owner.toOnes.first(where: { owner.layout.relationships[$0.slot].name == name }),
+                    let destination = mapping.entities[toOne.destination]
+                else { return nil }
+                aliases += 1
+                let (hop, numbers) = ("x\(aliases)", toOne.destinationNumbers)
+                let foreignKey: String
+                if depth == 0 {
+                    foreignKey = "\(alias).\(toOne.column)"
+                } else {
+                    aliases += 1
+                    foreignKey = "(SELECT x\(aliases).\(toOne.column) FROM \(owner.table) x\(aliases) WHERE x\(aliases).Z_PK = \(key))"
+                }
+                key = "(SELECT \(hop).Z_PK FROM \(destination.table) \(hop) WHERE \(hop).Z_PK = \(foreignKey) "
+                    + "AND \(hop).Z_ENT BETWEEN \(numbers.lowerBound) AND \(numbers.upperBound))"
+                owner = destination
+            }
+            guard let toMany = owner.toManys.first(where: { owner.layout.relationships[$0.slot].name == last }),
+                let destination = mapping.entities[toMany.destination]
+            else { return nil }
+            let (from, inner) = targets(of: toMany, destination: destination, ownerKey: key)
+            return (from, inner, destination)
+        }
+
+        /// `FROM … WHERE …` of the targets of a to-many relationship of the object whose key
+        /// `ownerKey` gives, and their alias.
+        private mutating func targets(
+            of toMany: CoreDataSQLiteMapping.ToManySlot, destination: CoreDataSQLiteMapping.Entity, ownerKey: String
         ) -> (String, String) {
             aliases += 1
             let inner = "x\(aliases)"
@@ -152,11 +218,11 @@ extension SQLiteFetchCondition {
             let entities = "\(inner).Z_ENT BETWEEN \(numbers.lowerBound) AND \(numbers.upperBound)"
             switch toMany.storage {
             case .inverseForeignKey(let table, let column, _):
-                return ("FROM \(table) \(inner) WHERE \(inner).\(column) = \(owner).Z_PK AND \(entities)", inner)
+                return ("FROM \(table) \(inner) WHERE \(inner).\(column) = \(ownerKey) AND \(entities)", inner)
             case .joinTable(let table, let own, let other, _, _, let destinationTable):
                 let join = "j\(aliases)"
                 return ("FROM \(table) \(join) JOIN \(destinationTable) \(inner) ON \(inner).Z_PK = \(join).\(other) "
-                    + "WHERE \(join).\(own) = \(owner).Z_PK AND \(entities)", inner)
+                    + "WHERE \(join).\(own) = \(ownerKey) AND \(entities)", inner)
             }
         }
 
@@ -191,7 +257,7 @@ extension SQLiteFetchCondition {
             {
                 if crossed && quantifier != .any && quantifier != .direct { return nil }
                 crossed = true
-                let (from, inner) = targets(of: toMany, destination: destination, owner: alias)
+                let (from, inner) = targets(of: toMany, destination: destination, ownerKey: "\(alias).Z_PK")
                 guard let condition = keyPath(rest, entity: destination, alias: inner, quantifier: .any, crossed: &crossed, atom) else { return nil }
                 switch quantifier {
                 case .direct, .any:
@@ -258,7 +324,7 @@ extension SQLiteFetchCondition {
         /// An attribute's column against a constant, as the evaluator compares the values the
         /// column decodes to; `nil` when the pair does not translate exactly.
         private static func attribute(
-            _ column: String, _ attribute: AttributeDescription, _ op: FetchPredicate.Operator, _ constant: PredicateValue,
+            _ column: String, _ type: AttributeType, _ op: FetchPredicate.Operator, _ constant: PredicateValue,
             _ options: FetchPredicate.Options
         ) -> (SQLiteFetchCondition, nullMatches: Bool)? {
             if case .null = constant {
@@ -268,7 +334,6 @@ extension SQLiteFetchCondition {
                 default: return nil
                 }
             }
-            let type = attribute.type
             if type == .string, case .string(let text) = constant {
                 if options.isEmpty, let symbol = symbol(op) {
                     return compared(column, symbol, op, [.text(text)])
