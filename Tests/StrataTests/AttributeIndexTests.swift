@@ -59,7 +59,7 @@ import Testing
         for reference in Int64(1)...500 {
             var row = Row(emptyFor: layout)
             row.attributes[0] = .string("label \(reference % 37)")
-            table[reference] = row
+            table.apply([(reference, row)])
             batch.append(AttributeIndex.Change(reference: reference, old: nil, new: .some(row.attributes[0])))
         }
         var committed = AttributeIndex()

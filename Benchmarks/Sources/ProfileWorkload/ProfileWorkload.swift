@@ -1,10 +1,11 @@
 import Foundation
 import Workloads
 
-/// Runs one Strata SQLite workload once, outside the benchmark harness, for a profiler
-/// (`valgrind --tool=callgrind`, `perf record`) to look at:
+/// Runs one Strata workload once, outside the benchmark harness, for a profiler
+/// (`valgrind --tool=callgrind`, `perf record`) to look at: the SQLite store's, or with
+/// `-binary` the binary store's (`save-binary` times the save of N inserted objects alone).
 ///
-///     profile-workload insert|fetch|update|lookups N
+///     profile-workload insert|fetch|update|lookups|save|open[-binary] N
 ///
 /// The fixture it starts from is made first (and kept in `STRATA_BENCH_FIXTURES`), outside what
 /// `STRATA_PROFILE_START` marks; a profiler attached from the start sees both.
@@ -12,17 +13,25 @@ import Workloads
     static func main() async throws {
         let arguments = CommandLine.arguments.dropFirst()
         guard let workload = arguments.first, let count = arguments.dropFirst().first.flatMap(Int.init) else {
-            FileHandle.standardError.write(Data("usage: profile-workload insert|fetch|update|lookups N\n".utf8))
+            FileHandle.standardError.write(Data("usage: profile-workload insert|fetch|update|lookups|save|open[-binary] N\n".utf8))
             exit(2)
         }
-        let fixture = try await StrataPeer.fixture(count: count, sqlite: true)
-        let started = ContinuousClock.now
-        switch workload {
+        let binary = workload.hasSuffix("-binary")
+        let fixture = try await StrataPeer.fixture(count: count, sqlite: !binary)
+        let fresh = try Fixtures.scratchFolder().appendingPathComponent(binary ? "people.strata" : "people.sqlite")
+        var started = ContinuousClock.now
+        switch workload.replacingOccurrences(of: "-binary", with: "") {
         case "insert":
-            let url = try Fixtures.scratchFolder().appendingPathComponent("people.sqlite")
-            let context = try await StrataPeer.open(url)
+            let context = try await StrataPeer.open(fresh)
             try await StrataPeer.insert(PersonRecord.generate(count: count), into: context)
             try await StrataPeer.save(context)
+        case "save":
+            let context = try await StrataPeer.open(fresh)
+            try await StrataPeer.insert(PersonRecord.generate(count: count), into: context)
+            started = ContinuousClock.now
+            try await StrataPeer.save(context)
+        case "open":
+            _ = try await StrataPeer.open(fixture)
         case "fetch":
             _ = try await StrataPeer.fetchAll(StrataPeer.open(fixture))
         case "update":

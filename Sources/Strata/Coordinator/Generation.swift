@@ -1,14 +1,12 @@
-import HashTreeCollections
-
 /// An immutable snapshot of every store's objects: what one commit left behind.
 ///
-/// For each store and entity, a persistent map from reference number to row. A commit makes
-/// the next generation by changing only the rows it touches: `TreeDictionary` shares
-/// everything else with the previous generation, so a commit costs O(changed · log n), not a
-/// copy of the tables. Contexts read the generation they are pinned to without a lock or an
+/// For each store and entity, a persistent map from reference number to row (``RowTable``). A
+/// commit makes the next generation by changing only the rows it touches: the table shares
+/// everything else with the previous generation, so a commit costs O(changed · log n)
+/// (amortised, with the table's folds), not a copy of the tables. Contexts read the generation they are pinned to without a lock or an
 /// await, and never see a half-done save.
 struct Generation: Sendable {
-    typealias Table = TreeDictionary<Int64, Row>
+    typealias Table = RowTable
 
     /// Grows by one with every commit.
     let number: UInt64

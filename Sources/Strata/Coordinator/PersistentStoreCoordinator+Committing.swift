@@ -182,6 +182,7 @@ extension PersistentStoreCoordinator {
         var stores = base.stores
         var indexes = base.indexes
         var versions: [ManagedObjectID: Int64] = [:]
+        versions.reserveCapacity(changes.inserted.count + changes.updated.count)
         for (table, group) in edits.groups {
             try apply(group, to: table, stores: &stores, indexes: &indexes, versions: &versions)
         }
@@ -367,6 +368,8 @@ extension PersistentStoreCoordinator {
         var indexChanges = Dictionary(uniqueKeysWithValues: indexed.map { slot in
             (slot, [AttributeIndex.Change]())
         })
+        var written: [(reference: Int64, row: Row?)] = []
+        written.reserveCapacity(edits.count)
         for edit in edits {
             let old = rows[edit.reference]
             if edit.isInsert, old != nil {
@@ -388,7 +391,7 @@ extension PersistentStoreCoordinator {
                 versions[edit.objectID] = row.version
                 return row
             }
-            rows[edit.reference] = new
+            written.append((edit.reference, new))
             for slot in indexed {
                 let before: AttributeValue?? = old.map { $0.attributes[slot] }
                 let after: AttributeValue?? = new.map { $0.attributes[slot] }
@@ -396,6 +399,7 @@ extension PersistentStoreCoordinator {
                 indexChanges[slot]?.append(AttributeIndex.Change(reference: edit.reference, old: before, new: after))
             }
         }
+        rows.apply(written)
         for (slot, changes) in indexChanges where !changes.isEmpty {
             tableIndexes[slot, default: AttributeIndex()].apply(changes)
         }

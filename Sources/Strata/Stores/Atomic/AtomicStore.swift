@@ -192,7 +192,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
 
     /// The coordinator's rows for cache nodes.
     func tables(from nodes: some Sequence<AtomicStoreCacheNode>, model: ManagedObjectModel) throws -> [String: Generation.Table] {
-        var tables: [String: Generation.Table] = [:]
+        var rows: [String: [(reference: Int64, row: Row)]] = [:]
         for node in nodes {
             guard let layout = model.layout(for: node.objectID.entityName), let reference = node.objectID.referenceNumber else {
                 throw StoreError(
@@ -207,7 +207,15 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
                 let ids = node.relatedObjectIDs[relationship.name] ?? []
                 row.relationships[index] = relationship.isToMany ? .toMany(OrderedSet(ids)) : .toOne(ids.first)
             }
-            tables[layout.name, default: [:]][reference] = row
+            rows[layout.name, default: []].append((reference, row))
+        }
+        var tables: [String: Generation.Table] = [:]
+        for (entity, rows) in rows {
+            do {
+                tables[entity] = try RowTable(rows: rows)
+            } catch {
+                throw StoreError(.corruptFile, file: fileURL, "the store holds two \(entity) objects with the reference number \(error.reference)")
+            }
         }
         return tables
     }

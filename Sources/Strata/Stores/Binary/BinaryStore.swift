@@ -114,20 +114,22 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
         }
         replaceMetadata(metadata)
         let mappings = try header.schema.entities.map { try SlotMapping(file: $0, model: model, url: fileURL) }
-        var tables: [String: Generation.Table] = [:]
         var references: [String: [Int64]] = [:]
+        var loaded: [String: [Row]] = [:]
         try reader.readObjects(schema: header.schema, storeIdentifier: identifier) { entityIndex, rows in
             let mapping = mappings[entityIndex]
-            // Taken out while it grows: a table still held by `tables` is shared, and every
-            // chunk would copy the nodes it touches.
-            var table = tables.removeValue(forKey: mapping.entity) ?? [:]
-            for (reference, row) in rows where table.updateValue(mapping.map(row), forKey: reference) != nil {
-                throw StoreError(
-                    .corruptFile, file: fileURL, "the store holds two \(mapping.entity) objects with the reference number \(reference)")
-            }
-            tables[mapping.entity] = table
             references[mapping.entity, default: []].append(contentsOf: rows.lazy.map(\.0))
+            loaded[mapping.entity, default: []].append(contentsOf: rows.lazy.map { mapping.map($0.1) })
         }
+        var tables: [String: Generation.Table] = [:]
+        for (entity, rows) in loaded {
+            do {
+                tables[entity] = try RowTable(references: references[entity] ?? [], rows: rows)
+            } catch {
+                throw StoreError(.corruptFile, file: fileURL, "the store holds two \(entity) objects with the reference number \(error.reference)")
+            }
+        }
+        loaded = [:]
         try checkReferences(in: tables, references: references.mapValues(ReferenceMembership.init))
         raiseCounters(above: references, model: model)
         return tables

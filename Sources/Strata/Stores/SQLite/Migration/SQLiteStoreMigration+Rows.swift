@@ -30,9 +30,11 @@ extension SQLiteStoreMigration {
     }
 
     private func copy(_ step: MigrationStep, from url: URL, to partial: URL) throws -> MigrationReport {
+        // The stores hold their coordinators weakly: these must live as long as the stores do.
+        let coordinators = (PersistentStoreCoordinator(managedObjectModel: step.source), PersistentStoreCoordinator(managedObjectModel: step.destination))
+        defer { withExtendedLifetime(coordinators) {} }
         let source = try SQLiteStore(
-            coordinator: PersistentStoreCoordinator(managedObjectModel: step.source), configurationName: nil, url: url,
-            options: [PersistentStoreOption.readOnly: true])
+            coordinator: coordinators.0, configurationName: nil, url: url, options: [PersistentStoreOption.readOnly: true])
         defer { source.didRemove() }
         try source.loadMetadata()
         let metadata = source.metadata
@@ -44,8 +46,7 @@ extension SQLiteStoreMigration {
             manager: manager, mapping: step.mapping, store: store, nextReferences: try nextReferences(of: source, for: step),
             total: nil)
 
-        let destination = try SQLiteStore(
-            coordinator: PersistentStoreCoordinator(managedObjectModel: step.destination), configurationName: nil, url: partial, options: [:])
+        let destination = try SQLiteStore(coordinator: coordinators.1, configurationName: nil, url: partial, options: [:])
         defer { destination.didRemove() }
         try destination.loadMetadata()
         destination.replaceMetadata(MigrationManager.migratedMetadata(from: metadata, to: step.destination, renames: step.mapping.entityRenames))
