@@ -125,6 +125,15 @@ struct RowTable: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// `batch` in ascending reference order, with one entry per reference: its last.
     private static func sortedLastWins(_ batch: [(reference: Int64, row: Row?)]) -> [(reference: Int64, row: Row?)] {
         if zip(batch, batch.dropFirst()).allSatisfy({ $0.reference < $1.reference }) { return batch }
+        // A commit's batch comes from a dictionary, in no order, with each reference once: sorted
+        // in place. Only a batch that repeats a reference needs the order of its entries kept.
+        var sorted = batch
+        sorted.sort { $0.reference < $1.reference }
+        if zip(sorted, sorted.dropFirst()).allSatisfy({ $0.reference < $1.reference }) { return sorted }
+        return lastWins(ofUnordered: batch)
+    }
+
+    private static func lastWins(ofUnordered batch: [(reference: Int64, row: Row?)]) -> [(reference: Int64, row: Row?)] {
         let order = batch.indices.sorted { (batch[$0].reference, $0) < (batch[$1].reference, $1) }
         var sorted: [(reference: Int64, row: Row?)] = []
         sorted.reserveCapacity(batch.count)
