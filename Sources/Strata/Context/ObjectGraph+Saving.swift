@@ -200,7 +200,7 @@ extension ObjectGraph {
             }
         }
         for object in inserted.values.elements + updated.values.elements + deleted.values.elements {
-            object.storage.relationships = object.storage.relationships.map { $0.replacing(mapping) ?? $0 }
+            object.storage.relationships = object.storage.relationships.map { $0.replacing { mapping[$0] } ?? $0 }
         }
         // What the store held and what the context believed now agree with the merged values:
         // links the merge dropped are undone on the other side, links it kept are made there.
@@ -209,7 +209,7 @@ extension ObjectGraph {
             reconcileInverses(of: object, from: object.snapshot ?? object.storage)
             for relationships in rows {
                 var row = object.storage
-                row.relationships = relationships.map { $0.replacing(mapping) ?? $0 }
+                row.relationships = relationships.map { $0.replacing { mapping[$0] } ?? $0 }
                 reconcileInverses(of: object, from: row)
             }
         }
@@ -314,23 +314,30 @@ extension ObjectGraph {
 
     /// Replaces new objects' temporary IDs with permanent ones, everywhere the context holds them.
     private func assignPermanentIDs(to objects: [ManagedObject]) throws {
-        let mapping = try coordinator.obtainPermanentIDs(for: objects.map(\.objectID))
+        let old = objects.map(\.objectID)
+        let new = try coordinator.obtainPermanentIDs(for: old)
+        let mapping = ObjectIDMap(replacing: old, with: new)
         guard !mapping.isEmpty else { return }
-        for object in objects {
-            guard let permanent = mapping[object.objectID] else { continue }
+        var released: [ManagedObjectID] = []
+        var taken: [ManagedObjectID] = []
+        taken.reserveCapacity(objects.count)
+        for (object, permanent) in zip(objects, new) where permanent != object.objectID {
             // (A temporary ID is no store's: announcing it does nothing.)
-            if registered.removeValue(forKey: object.objectID) != nil { announce(object.objectID, registered: false) }
+            if registered.removeValue(forKey: object.objectID) != nil, !object.objectID.isTemporaryID { released.append(object.objectID) }
             object.objectID = permanent
             registered[permanent] = object
-            announce(permanent, registered: true)
+            taken.append(permanent)
         }
+        // Once for all, not per object: an announcement groups its IDs by store first.
+        announce(released, registered: false)
+        announce(taken, registered: true)
         for objects in [inserted.values, updated.values, deleted.values] {
             for object in objects {
                 // In place, and only where the mapping holds a target. (Not only temporary IDs: a
                 // new object whose save failed keeps the permanent ID it was given, and gets a
                 // fresh one on the next try, since reference numbers are never handed out twice.)
                 for index in object.storage.relationships.indices {
-                    if let replaced = object.storage.relationships[index].replacing(mapping) {
+                    if let replaced = object.storage.relationships[index].replacing({ mapping[$0] }) {
                         object.storage.relationships[index] = replaced
                     }
                 }

@@ -4,36 +4,37 @@ import Logging
 import Synchronization
 
 extension PersistentStoreCoordinator {
-    /// Gives permanent IDs to new objects: each gets a reference number from the first store
-    /// that can take it. Reference numbers are never handed out twice, even if the save that
+    /// Gives permanent IDs to new objects, in the order of `ids` (an ID whose entity the model
+    /// lacks is given back as it is): each gets a reference number from the first store that
+    /// can take it. Reference numbers are never handed out twice, even if the save that
     /// asked for them then fails. Runs on the coordinator's queue, as the atomic store contract
     /// promises `newReferenceObject(for:)`.
     ///
     /// - Throws: ``PersistenceError`` with code `.noPersistentStore` when no store can take them.
-    nonisolated func obtainPermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: ManagedObjectID] {
-        guard !ids.isEmpty else { return [:] }
+    nonisolated func obtainPermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID] {
+        guard !ids.isEmpty else { return [] }
         return try executor.runSynchronously {
             try self.assumeIsolated { try $0.makePermanentIDs(for: ids) }
         }
     }
 
-    private func makePermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: ManagedObjectID] {
+    /// The permanent IDs for `ids`, in their order.
+    private func makePermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID] {
         guard let store = persistentStores.first(where: { !$0.isReadOnly }) else {
             throw PersistenceError(
                 .noPersistentStore, objectIDs: ids, "the coordinator has no writable store to save new objects into")
         }
-        let byEntity = Dictionary(grouping: ids, by: \.entityName)
-        var mapping: [ManagedObjectID: ManagedObjectID] = [:]
-        mapping.reserveCapacity(ids.count)
-        for (entityName, group) in byEntity {
+        let byEntity = Dictionary(grouping: ids.indices, by: { ids[$0].entityName })
+        var permanent = ids
+        for (entityName, positions) in byEntity {
             guard let layout = managedObjectModel.layout(for: entityName) else { continue }
-            let numbers = try store.makeReferenceNumbers(for: layout.entity, rootEntity: layout.rootEntityName, count: group.count)
+            let numbers = try store.makeReferenceNumbers(for: layout.entity, rootEntity: layout.rootEntityName, count: positions.count)
             let space = ObjectIDSpace.make(store: store.identifier, entityName: entityName)
-            for (id, reference) in zip(group, numbers) {
-                mapping[id] = ManagedObjectID(space: space, number: reference)
+            for (position, reference) in zip(positions, numbers) {
+                permanent[position] = ManagedObjectID(space: space, number: reference)
             }
         }
-        return mapping
+        return permanent
     }
 
     /// What a commit left: the generation it published, the notification it sent (when the

@@ -69,16 +69,16 @@ package enum RelationshipTargets: Sendable, Hashable {
         }
     }
 
-    /// The same targets with IDs replaced through `mapping` (new objects' IDs becoming
-    /// permanent); `nil` when `mapping` holds none of them, so that nothing is rebuilt.
-    func replacing(_ mapping: [ManagedObjectID: ManagedObjectID]) -> RelationshipTargets? {
+    /// The same targets with IDs replaced by what `replacement` gives (new objects' IDs
+    /// becoming permanent); `nil` when it replaces none of them, so that nothing is rebuilt.
+    func replacing(_ replacement: (ManagedObjectID) -> ManagedObjectID?) -> RelationshipTargets? {
         switch self {
         case .toOne(let id):
-            guard let id, let replacement = mapping[id] else { return nil }
-            return .toOne(replacement)
+            guard let id, let replaced = replacement(id) else { return nil }
+            return .toOne(replaced)
         case .toMany(let ids):
-            guard ids.contains(where: { mapping[$0] != nil }) else { return nil }
-            return .toMany(OrderedSet(ids.map { mapping[$0] ?? $0 }))
+            guard ids.contains(where: { replacement($0) != nil }) else { return nil }
+            return .toMany(OrderedSet(ids.map { replacement($0) ?? $0 }))
         }
     }
 }

@@ -58,6 +58,9 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
     private static let temporaryNumbers = Atomic<UInt64>(0)
     private static let processIdentifier = UUID().uuidString
 
+    /// A temporary ID's number, unique in the process; `nil` for a permanent ID.
+    var temporaryNumber: UInt64? { space.store == nil ? UInt64(bitPattern: number) : nil }
+
     /// Whether the object has not been saved yet.
     public var isTemporaryID: Bool { space.store == nil }
 
