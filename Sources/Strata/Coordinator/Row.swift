@@ -46,6 +46,14 @@ package enum RelationshipTargets: Sendable, Hashable {
         }
     }
 
+    /// How many targets there are, without making an array of them.
+    var count: Int {
+        switch self {
+        case .toOne(let id): id == nil ? 0 : 1
+        case .toMany(let ids): ids.count
+        }
+    }
+
     var isEmpty: Bool {
         switch self {
         case .toOne(let id): id == nil
