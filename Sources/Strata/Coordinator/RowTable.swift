@@ -77,10 +77,10 @@ struct RowTable: Sendable, Sequence, ExpressibleByDictionaryLiteral {
             return
         }
         for (reference, row) in batch {
-            let existed = self[reference] != nil
-            if basePosition(of: reference) != nil {
-                overlay[reference] = .some(row)
-            } else if let row {
+            let inBase = basePosition(of: reference) != nil
+            let existed = overlay[reference].map { $0 != nil } ?? inBase
+            // A removal of a base row is recorded (`nil`); one of an overlay-only row leaves nothing.
+            if inBase || row != nil {
                 overlay[reference] = .some(row)
             } else {
                 overlay.removeValue(forKey: reference)
