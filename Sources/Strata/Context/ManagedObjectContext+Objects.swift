@@ -101,7 +101,7 @@ extension ManagedObject {
                 .unknownEntity,
                 "\(candidates.isEmpty ? "no entity" : "more than one entity") of the model has the class \(Self.self)")
         }
-        self.init(ManagedObjectCreation(layout: layout, objectID: .temporary(in: layout.temporaryIDSpace), graph: context.graph, row: nil))
+        self.init(ManagedObjectCreation(layout: layout, objectID: .temporary(in: layout.temporaryIDSpace), graph: context.graph, stored: nil))
         context.graph.didInsert(self)
     }
 }

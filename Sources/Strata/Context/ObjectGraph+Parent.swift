@@ -44,7 +44,7 @@ extension ObjectGraph {
             guard let layout = model.layout(for: id.entityName) else { continue }
             // Made here without awakeFromInsert: the child's object already woke.
             let object = layout.entity.managedObjectClass.init(
-                ManagedObjectCreation(layout: layout, objectID: id, graph: self, row: nil))
+                ManagedObjectCreation(layout: layout, objectID: id, graph: self, stored: nil))
             object.storage = row
             object.isFault = false
             object.isInserted = true

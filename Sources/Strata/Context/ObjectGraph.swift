@@ -105,11 +105,16 @@ final class ObjectGraph {
         return register(id: id, row: row, layout: layout)
     }
 
-    /// ``register(id:row:)`` for a caller that has the entity's layout at hand (a fetch). With
-    /// `announcing` false, the caller tells the store itself, for many objects at once.
     func register(id: ManagedObjectID, row: Row?, layout: EntityLayout, announcing: Bool = true) -> ManagedObject {
+        register(id: id, stored: row.map(StoredRow.row), layout: layout, announcing: announcing)
+    }
+
+    /// ``register(id:row:)`` for a caller that has the entity's layout at hand (a fetch), and
+    /// the values where they are stored. With `announcing` false, the caller tells the store
+    /// itself, for many objects at once.
+    func register(id: ManagedObjectID, stored row: StoredRow?, layout: EntityLayout, announcing: Bool = true) -> ManagedObject {
         let object = layout.entity.managedObjectClass.init(
-            ManagedObjectCreation(layout: layout, objectID: id, graph: self, row: row))
+            ManagedObjectCreation(layout: layout, objectID: id, graph: self, stored: row))
         // Without a row it is a fault, also for a temporary ID (a child reading an object its
         // parent inserted).
         if row == nil { object.isFault = true }
@@ -180,7 +185,7 @@ final class ObjectGraph {
             throw PersistenceError(.unknownEntity, "the entity '\(entityName)' is abstract: insert one of its subentities")
         }
         let object = layout.entity.managedObjectClass.init(
-            ManagedObjectCreation(layout: layout, objectID: .temporary(in: layout.temporaryIDSpace), graph: self, row: nil))
+            ManagedObjectCreation(layout: layout, objectID: .temporary(in: layout.temporaryIDSpace), graph: self, stored: nil))
         didInsert(object)
         return object
     }

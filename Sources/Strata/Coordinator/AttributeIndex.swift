@@ -69,8 +69,8 @@ struct AttributeIndex: Sendable {
     init(table: Generation.Table, slot: Int) {
         var entries: [AttributeValue?: Postings] = [:]
         entries.reserveCapacity(table.count)
-        for (reference, row) in table {
-            Self.insert(row.attributes[slot], reference, into: &entries)
+        for (reference, row) in table.stored {
+            Self.insert(row.attribute(slot), reference, into: &entries)
         }
         base = entries
     }

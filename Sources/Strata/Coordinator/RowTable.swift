@@ -3,21 +3,26 @@ import HashTreeCollections
 /// One entity's rows in one store, as a generation holds them: reference number → row.
 ///
 /// Persistent like the generation: a commit makes a new table that shares the old one's rows.
-/// As ``AttributeIndex``, in two layers. The base is two flat arrays, reference numbers in
-/// ascending order and the rows beside them, built in one go when a store loads or a commit
-/// changes a large share of the table, and never changed after, so every later generation
-/// shares it; a lookup is a binary search. Smaller commits record their rows in a persistent
-/// hash tree on top (a removed row as `nil`), O(log n) per change, until the overlay outgrows a
-/// quarter of the base and the next commit folds it in. (A hash tree alone cost an allocation
-/// per node for every row loaded or saved: a quarter of opening a store, and of saving 100,000
-/// new objects; issue 15.)
+/// As ``AttributeIndex``, in two layers. The base is reference numbers in ascending order and
+/// the rows beside them as columns (``RowColumns``), built in one go when a store loads or a
+/// commit changes a large share of the table, and never changed after, so every later
+/// generation shares it; a lookup is a binary search, and makes the ``Row`` it returns.
+/// Smaller commits record their rows in a persistent hash tree on top (a removed row as
+/// `nil`), O(log n) per change, until the overlay outgrows a quarter of the base and the next
+/// commit folds it in. (A hash tree alone cost an allocation per node for every row loaded or
+/// saved: a quarter of opening a store, and of saving 100,000 new objects; rows as arrays of
+/// enum values, an allocation or more per row and several times the memory: issue 15.)
 ///
-/// Rows iterate in ascending reference order, base and overlay merged.
+/// Rows iterate in ascending reference order, base and overlay merged, each made as a ``Row``;
+/// loops over every row that need only some of its values iterate ``stored`` instead (a
+/// ``StoredRow`` for each: a position in the columns), and so do fetches, which hand objects
+/// their ``StoredRow``.
 struct RowTable: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     typealias Element = (key: Int64, value: Row)
 
     private var references: [Int64] = []
-    private var rows: [Row] = []
+    private var base = StoredColumns(RowColumns())
+    private var columns: RowColumns { base.columns }
     private var overlay: TreeDictionary<Int64, Row?> = [:]
     /// How many rows the table holds.
     private(set) var count = 0
@@ -42,21 +47,33 @@ struct RowTable: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     }
 
     /// A table of the rows `rows`, whose reference numbers are `references` (in any order, one
-    /// per row), built flat in one go: what loading a file calls, without a pair per row.
+    /// per row), built flat in one go.
     ///
     /// - Throws: ``DuplicateReference`` when two rows have the same reference number.
     init(references: [Int64], rows: [Row]) throws(DuplicateReference) {
         precondition(references.count == rows.count, "one reference number per row")
+        try self.init(references: references, columns: RowColumns(rows))
+    }
+
+    /// A table of the rows in `columns`, whose reference numbers are `references` (in any
+    /// order, one per position): what loading a file calls, without a ``Row`` per row kept.
+    ///
+    /// - Throws: ``DuplicateReference`` when two rows have the same reference number.
+    init(references: [Int64], columns: RowColumns) throws(DuplicateReference) {
+        precondition(references.count == columns.count, "one reference number per row")
         if zip(references, references.dropFirst()).allSatisfy({ $0 < $1 }) {
             self.references = references
-            self.rows = rows
+            base = StoredColumns(columns)
         } else {
             let order = references.indices.sorted { references[$0] < references[$1] }
             self.references = order.map { references[$0] }
-            self.rows = order.map { rows[$0] }
             for (a, b) in zip(self.references, self.references.dropFirst()) where a == b {
                 throw DuplicateReference(reference: a)
             }
+            var sorted = RowColumns()
+            sorted.reserveCapacity(order.count)
+            for position in order { sorted.append(contentsOf: columns, position..<position + 1) }
+            base = StoredColumns(sorted)
         }
         count = references.count
     }
@@ -65,7 +82,13 @@ struct RowTable: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     subscript(reference: Int64) -> Row? {
         if let changed = overlay[reference] { return changed }
-        return basePosition(of: reference).map { rows[$0] }
+        return basePosition(of: reference).map { columns.row(at: $0) }
+    }
+
+    /// A row where it is: in the overlay, or a position in the base's columns (nothing copied).
+    subscript(stored reference: Int64) -> StoredRow? {
+        if let changed = overlay[reference] { return changed.map(StoredRow.row) }
+        return basePosition(of: reference).map { .column(base, $0) }
     }
 
     /// Sets or removes rows: in the overlay, or when the batch is large next to the table, by
@@ -98,26 +121,26 @@ struct RowTable: Sendable, Sequence, ExpressibleByDictionaryLiteral {
             changes = Self.merged(earlier, changes)
         }
         var mergedReferences: [Int64] = []
-        var mergedRows: [Row] = []
+        var mergedColumns = RowColumns()
         mergedReferences.reserveCapacity(references.count + changes.count)
-        mergedRows.reserveCapacity(references.count + changes.count)
+        mergedColumns.reserveCapacity(references.count + changes.count)
         var position = 0
         for (reference, row) in changes {
-            while position < references.count, references[position] < reference {
-                mergedReferences.append(references[position])
-                mergedRows.append(rows[position])
-                position += 1
-            }
+            // The base rows before this change are copied as one run, column by column.
+            let run = position
+            while position < references.count, references[position] < reference { position += 1 }
+            mergedReferences.append(contentsOf: references[run..<position])
+            mergedColumns.append(contentsOf: columns, run..<position)
             if position < references.count, references[position] == reference { position += 1 }  // replaced or removed
             if let row {
                 mergedReferences.append(reference)
-                mergedRows.append(row)
+                mergedColumns.append(row)
             }
         }
         mergedReferences.append(contentsOf: references[position...])
-        mergedRows.append(contentsOf: rows[position...])
+        mergedColumns.append(contentsOf: columns, position..<references.count)
         references = mergedReferences
-        rows = mergedRows
+        base = StoredColumns(mergedColumns)
         overlay = [:]
         count = references.count
     }
@@ -179,31 +202,86 @@ struct RowTable: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     var underestimatedCount: Int { count }
 
     func makeIterator() -> Iterator {
-        Iterator(references: references, rows: rows, changes: overlay.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+        Iterator(stored: stored.makeIterator())
     }
 
-    /// The base's rows merged with the overlay's changes, both in ascending reference order.
+    /// The rows in ascending reference order, materialised as ``Row``s.
     struct Iterator: IteratorProtocol {
-        let references: [Int64]
-        let rows: [Row]
-        /// The overlay, sorted: a row replaces or adds one; `nil` removes one.
-        let changes: [(reference: Int64, row: Row?)]
-        var base = 0
-        var change = 0
+        var stored: StoredRows.Iterator
 
         mutating func next() -> Element? {
-            while base < references.count || change < changes.count {
-                let fromBase = base < references.count ? references[base] : Int64.max
-                guard change < changes.count, changes[change].reference <= fromBase else {
-                    base += 1
-                    return (fromBase, rows[base - 1])
-                }
-                let (reference, row) = changes[change]
-                change += 1
-                if reference == fromBase { base += 1 }
-                if let row { return (reference, row) }
-            }
-            return nil
+            stored.next().map { ($0.reference, $0.row.row) }
         }
+    }
+
+    /// Every row where it is, in ascending reference order: a position in the base's columns,
+    /// or the overlay's row; no ``Row`` made for those in the base.
+    var stored: StoredRows {
+        StoredRows(references: references, base: base, changes: overlay.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+    }
+
+    /// The base's positions merged with the overlay's changes, both in ascending reference order.
+    struct StoredRows: Sequence {
+        let references: [Int64]
+        let base: StoredColumns
+        /// The overlay, sorted: a row replaces or adds one; `nil` removes one.
+        let changes: [(reference: Int64, row: Row?)]
+
+        func makeIterator() -> Iterator {
+            Iterator(rows: self)
+        }
+
+        struct Iterator: IteratorProtocol {
+            let rows: StoredRows
+            var position = 0
+            var change = 0
+
+            mutating func next() -> (reference: Int64, row: StoredRow)? {
+                let references = rows.references, changes = rows.changes
+                while position < references.count || change < changes.count {
+                    let fromBase = position < references.count ? references[position] : Int64.max
+                    guard change < changes.count, changes[change].reference <= fromBase else {
+                        position += 1
+                        return (fromBase, .column(rows.base, position - 1))
+                    }
+                    let (reference, row) = changes[change]
+                    change += 1
+                    if reference == fromBase { position += 1 }
+                    if let row { return (reference, .row(row)) }
+                }
+                return nil
+            }
+        }
+    }
+
+    // MARK: Reading columns
+
+    /// Every row's relationship targets, slot by slot, with its reference number.
+    func forEachTargets(_ body: (Int64, RelationshipTargets) throws -> Void) rethrows {
+        let slots = columns.relationships.indices
+        for (reference, row) in stored {
+            switch row {
+            case .column(_, let position):
+                for slot in slots { try body(reference, columns.relationships[slot][position]) }
+            case .row(let row):
+                for targets in row.relationships { try body(reference, targets) }
+            }
+        }
+    }
+
+    /// The rows that pass `test`, tested on the columns where they are in the base.
+    func rows(matching test: RowTest) -> [(reference: Int64, row: StoredRow)] {
+        var matches: [(reference: Int64, row: StoredRow)] = []
+        var cursor = ColumnCursor(columns: columns)
+        for (reference, row) in stored {
+            switch row {
+            case .column(_, let position):
+                cursor.position = position
+                if test.matches(cursor) { matches.append((reference, row)) }
+            case .row(let changed):
+                if test.matches(changed) { matches.append((reference, row)) }
+            }
+        }
+        return matches
     }
 }

@@ -20,7 +20,7 @@ extension ManagedObjectContext {
             if let registered = graph.registered[ref.id] {
                 object = registered
             } else {
-                object = graph.register(id: ref.id, row: ref.row, layout: ref.layout, announcing: false)
+                object = graph.register(id: ref.id, stored: ref.stored, layout: ref.layout, announcing: false)
                 taken.append(ref.id)
             }
             if object.isFault { graph.fulfillFault(object) }
@@ -118,21 +118,21 @@ extension ObjectGraph {
                 if let plan, let index = generation.index(store: store, entity: name, slot: plan.slot) {
                     // The index narrows the rows to consider.
                     for reference in plan.references(in: index) where !skipped.contains(reference) {
-                        guard let row = table[reference] else { continue }
-                        try consider(ObjectRef(id: ManagedObjectID(space: space, number: reference), row: row, layout: entityLayout))
+                        guard let row = table[stored: reference] else { continue }
+                        try consider(ObjectRef(id: ManagedObjectID(space: space, number: reference), stored: row, layout: entityLayout))
                     }
                     continue
                 }
                 if request.usesFastPaths, let predicate = request.predicate, let test = RowTest(predicate, layout: entityLayout) {
                     // A predicate of plain comparisons runs on the rows themselves.
                     rowsConsidered += table.count
-                    for (reference, row) in table where test.matches(row) && !skipped.contains(reference) {
-                        matches.append(ObjectRef(id: ManagedObjectID(space: space, number: reference), row: row, layout: entityLayout))
+                    for (reference, row) in table.rows(matching: test) where !skipped.contains(reference) {
+                        matches.append(ObjectRef(id: ManagedObjectID(space: space, number: reference), stored: row, layout: entityLayout))
                     }
                     continue
                 }
-                for (reference, row) in table where !skipped.contains(reference) {
-                    try consider(ObjectRef(id: ManagedObjectID(space: space, number: reference), row: row, layout: entityLayout))
+                for (reference, row) in table.stored where !skipped.contains(reference) {
+                    try consider(ObjectRef(id: ManagedObjectID(space: space, number: reference), stored: row, layout: entityLayout))
                 }
             }
         }

@@ -24,7 +24,7 @@ struct RowTest {
         self.root = root
     }
 
-    func matches(_ row: Row) -> Bool {
+    func matches(_ row: some SlotValues) -> Bool {
         Self.evaluate(root, row)
     }
 
@@ -66,30 +66,24 @@ struct RowTest {
         }
     }
 
-    private static func evaluate(_ node: Node, _ row: Row) -> Bool {
+    private static func evaluate(_ node: Node, _ row: some SlotValues) -> Bool {
         switch node {
         case .constant(let value): return value
         case .not(let inner): return !evaluate(inner, row)
         case .and(let nodes): return nodes.allSatisfy { evaluate($0, row) }
         case .or(let nodes): return nodes.contains { evaluate($0, row) }
-        case .isNil(let slot, let wantsNil): return (row.attributes[slot] == nil) == wantsNil
+        case .isNil(let slot, let wantsNil): return row.isAbsent(slot) == wantsNil
         case .integer(let slot, let op, let constant):
-            guard let value = row.attributes[slot]?.integerValue else { return op == .notEqual }
+            guard let value = row.integer(slot) else { return op == .notEqual }
             return compare(value, op, constant)
         case .real(let slot, let op, let constant):
-            let value: Double? = switch row.attributes[slot] {
-            case .double(let v)?: v
-            case .float(let v)?: Double(v)
-            case let other?: other.integerValue.map(Double.init)
-            case nil: nil
-            }
-            guard let value else { return op == .notEqual }
+            guard let value = row.real(slot) else { return op == .notEqual }
             return compare(value, op, constant)
         case .string(let slot, let op, let constant):
-            guard case .string(let value)? = row.attributes[slot] else { return op == .notEqual }
+            guard let value = row.string(slot) else { return op == .notEqual }
             return compare(PredicateEvaluator.literalOrder(value, constant), op)
         case .date(let slot, let op, let constant):
-            guard case .date(let value)? = row.attributes[slot] else { return op == .notEqual }
+            guard let value = row.date(slot) else { return op == .notEqual }
             return compare(value, op, constant)
         }
     }

@@ -109,12 +109,12 @@ extension ManagedObject {
 
     func attributeValue(at index: Int) -> AttributeValue? {
         willAccessValues()
-        return storage.attributes[index]
+        return storedAttributeValue(at: index)
     }
 
     func setAttributeValue(_ value: AttributeValue?, at index: Int) {
         willAccessValues()
-        guard storage.attributes[index] != value else { return }
+        guard storedAttributeValue(at: index) != value else { return }
         storage.attributes[index] = value
         graph?.didChange(self)
     }

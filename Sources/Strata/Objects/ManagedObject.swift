@@ -20,9 +20,64 @@ open class ManagedObject {
     unowned(safe) var graph: ObjectGraph?
 
     /// The object's current values (for a fault, none yet).
-    var storage: Row
+    ///
+    /// An object a fetch made from a table's columns has no row of its own at first: it reads
+    /// attribute values from the columns (``attributeValue(at:)``), and the first access to
+    /// `storage` or `snapshot` copies them into one row both share, as before.
+    var storage: Row {
+        get {
+            materialize()
+            return values
+        }
+        set {
+            values = newValue
+            ownsValues = true
+        }
+        _modify {
+            materialize()
+            yield &values
+        }
+    }
+
     /// The values as last read from or saved to the store; `nil` for an object never saved.
-    var snapshot: Row?
+    var snapshot: Row? {
+        get {
+            materialize()
+            return storedSnapshot
+        }
+        set {
+            materialize()
+            storedSnapshot = newValue
+        }
+    }
+
+    /// The current values, when `ownsValues`; otherwise they are `stored`'s.
+    private var values: Row
+    private var ownsValues: Bool
+    /// The row in a table's columns that is the object's snapshot (and its values too, unless
+    /// `ownsValues`), until a row is made of it.
+    private var stored: StoredRow?
+    private var storedSnapshot: Row?
+
+    /// The current value of an attribute, read from the columns when the object has no row of
+    /// its own yet (reading an attribute of each of a million fetched objects makes no row).
+    func storedAttributeValue(at index: Int) -> AttributeValue? {
+        if !ownsValues, let stored { return stored.attribute(index) }
+        return values.attributes[index]
+    }
+
+    /// Makes `stored` a row of the object's own, shared by its snapshot and its values (unless
+    /// they were replaced).
+    private func materialize() {
+        guard let stored else { return }
+        let row = stored.row
+        if !ownsValues {
+            values = row
+            ownsValues = true
+        }
+        storedSnapshot = row
+        self.stored = nil
+    }
 
     /// Whether the object's values have not been loaded yet: they load on first access.
     public internal(set) var isFault: Bool
@@ -40,12 +95,20 @@ open class ManagedObject {
         layout = creation.layout
         objectID = creation.objectID
         graph = creation.graph
-        if let row = creation.row {
-            storage = row
-            snapshot = row
+        switch creation.stored {
+        case .row(let row)?:
+            values = row
+            ownsValues = true
+            storedSnapshot = row
             isFault = false
-        } else {
-            storage = Row(emptyFor: creation.layout)
+        case .column?:
+            values = Row(attributes: [], relationships: [], version: 0)
+            ownsValues = false
+            stored = creation.stored
+            isFault = false
+        case nil:
+            values = Row(emptyFor: creation.layout)
+            ownsValues = true
             isFault = !creation.objectID.isTemporaryID
         }
     }
@@ -98,5 +161,5 @@ public struct ManagedObjectCreation {
     let objectID: ManagedObjectID
     unowned let graph: ObjectGraph
     /// The stored values, when they are at hand; `nil` makes a fault (or a new object).
-    let row: Row?
+    let stored: StoredRow?
 }

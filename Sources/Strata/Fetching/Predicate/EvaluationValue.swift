@@ -3,8 +3,19 @@ import Foundation
 /// An object while a predicate is evaluated: its ID, its values, and its entity's layout.
 struct ObjectRef {
     let id: ManagedObjectID
-    let row: Row
+    /// The object's values, where they are: most of a fetch's are read from a table's columns.
+    let stored: StoredRow
     let layout: EntityLayout
+
+    init(id: ManagedObjectID, stored: StoredRow, layout: EntityLayout) {
+        self.id = id
+        self.stored = stored
+        self.layout = layout
+    }
+
+    init(id: ManagedObjectID, row: Row, layout: EntityLayout) {
+        self.init(id: id, stored: .row(row), layout: layout)
+    }
 }
 
 /// Where evaluation finds the objects that relationships point at.

@@ -65,9 +65,9 @@ extension PredicateEvaluator {
             }
             switch slot {
             case .attribute(let index):
-                return EvaluationValue(ref.row.attributes[index])
+                return EvaluationValue(ref.stored.attribute(index))
             case .relationship(let index):
-                switch ref.row.relationships[index] {
+                switch ref.stored.relationship(index) {
                 case .toOne(let id): return id.flatMap { source.object(for: $0) }.map(EvaluationValue.object) ?? .null
                 case .toMany(let ids): return .collection(ids.compactMap { source.object(for: $0) }.map(EvaluationValue.object))
                 }

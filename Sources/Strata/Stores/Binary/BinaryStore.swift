@@ -115,21 +115,17 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
         replaceMetadata(metadata)
         let mappings = try header.schema.entities.map { try SlotMapping(file: $0, model: model, url: fileURL) }
         var references: [String: [Int64]] = [:]
-        var loaded: [String: [Row]] = [:]
-        try reader.readObjects(schema: header.schema, storeIdentifier: identifier) { entityIndex, rows in
-            let mapping = mappings[entityIndex]
-            references[mapping.entity, default: []].append(contentsOf: rows.lazy.map(\.0))
-            loaded[mapping.entity, default: []].append(contentsOf: rows.lazy.map { mapping.map($0.1) })
-        }
         var tables: [String: Generation.Table] = [:]
-        for (entity, rows) in loaded {
+        for (mapping, (numbers, columns)) in zip(mappings, try reader.readColumns(schema: header.schema, storeIdentifier: identifier))
+        where !numbers.isEmpty {
+            references[mapping.entity] = numbers
             do {
-                tables[entity] = try RowTable(references: references[entity] ?? [], rows: rows)
+                tables[mapping.entity] = try RowTable(references: numbers, columns: mapping.map(columns))
             } catch {
-                throw StoreError(.corruptFile, file: fileURL, "the store holds two \(entity) objects with the reference number \(error.reference)")
+                throw StoreError(
+                    .corruptFile, file: fileURL, "the store holds two \(mapping.entity) objects with the reference number \(error.reference)")
             }
         }
-        loaded = [:]
         try checkReferences(in: tables, references: references.mapValues(ReferenceMembership.init))
         raiseCounters(above: references, model: model)
         return tables
@@ -152,15 +148,13 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
         for (entity, table) in tables {
             // Targets are mostly of one entity: the last one's set is kept at hand.
             var last: (entity: String, members: ReferenceMembership?)?
-            for (reference, row) in table {
-                for targets in row.relationships {
-                    try targets.forEachTarget { target in
-                        if last?.entity != target.entityName { last = (target.entityName, references[target.entityName]) }
-                        guard let number = target.referenceNumber, last?.members?.contains(number) == true else {
-                            throw StoreError(
-                                .danglingReference, file: fileURL,
-                                "\(entity) p\(reference) points at \(target.entityName) p\(target.referenceNumber ?? 0), which the store does not hold")
-                        }
+            try table.forEachTargets { reference, targets in
+                try targets.forEachTarget { target in
+                    if last?.entity != target.entityName { last = (target.entityName, references[target.entityName]) }
+                    guard let number = target.referenceNumber, last?.members?.contains(number) == true else {
+                        throw StoreError(
+                            .danglingReference, file: fileURL,
+                            "\(entity) p\(reference) points at \(target.entityName) p\(target.referenceNumber ?? 0), which the store does not hold")
                     }
                 }
             }

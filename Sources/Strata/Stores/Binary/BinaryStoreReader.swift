@@ -75,12 +75,46 @@ struct BinaryStoreReader {
         }
     }
 
+    /// Reads every object after the header into columns, one ``RowColumns`` per entity of the
+    /// schema (in its order and its slots), and the reference numbers beside them; then checks
+    /// the end record. Makes no ``Row``: what opening a store calls. The first damaged chunk throws.
+    mutating func readColumns(schema: StoreSchema, storeIdentifier: String) throws -> [([Int64], RowColumns)] {
+        var references = [[Int64]](repeating: [], count: schema.entities.count)
+        var columns = schema.entities.map { RowColumns(attributeCount: $0.attributes.count, relationshipCount: $0.relationships.count) }
+        try readChunks(schema: schema, storeIdentifier: storeIdentifier) { record, entityIndex, count, spaces in
+            let entity = schema.entities[entityIndex]
+            for _ in 0..<count {
+                try record.appendRow(entity, to: &columns[entityIndex], references: &references[entityIndex], spaces: spaces)
+            }
+        } visit: { _, _, _, result in
+            _ = try result.get()
+        }
+        return Array(zip(references, columns))
+    }
+
     /// Reads every record after the metadata, handing `visit` each chunk's position, size and
     /// rows, or why it is damaged; reading goes on with the next record (the tools report every
     /// damaged chunk). Throws when the file ends early or its end record is missing or wrong.
     mutating func readChunks(
         schema: StoreSchema, storeIdentifier: String,
         visit: (Int, Int, Int, Result<(Int, [(Int64, Row)]), StoreError>) throws -> Void
+    ) throws {
+        try readChunks(schema: schema, storeIdentifier: storeIdentifier) { record, entityIndex, count, spaces in
+            var rows: [(Int64, Row)] = []
+            rows.reserveCapacity(count)
+            for _ in 0..<count { rows.append(try record.row(schema.entities[entityIndex], schema: schema, spaces: spaces)) }
+            return rows
+        } visit: { chunk, offset, size, result in
+            try visit(chunk, offset, size, result)
+        }
+    }
+
+    /// The loop under both: frames, decompresses and checks each record, and lets `decode` read
+    /// a chunk's `count` objects of one entity (by schema index) from it.
+    private mutating func readChunks<Decoded>(
+        schema: StoreSchema, storeIdentifier: String,
+        decode: (inout ByteReader, _ entityIndex: Int, _ count: Int, _ spaces: [ObjectIDSpace]) throws -> Decoded,
+        visit: (Int, Int, Int, Result<(Int, Decoded), StoreError>) throws -> Void
     ) throws {
         var chunks = 0
         var objects = 0
@@ -94,7 +128,7 @@ struct BinaryStoreReader {
                 throw StoreError(.corruptFile, file: url, offset: start, chunk: chunks, "a record claims \(length) bytes")
             }
             let frame = try read(length, what: "a record", chunk: chunks)
-            let decoded: Result<(Int, [(Int64, Row)]), StoreError>
+            let decoded: Result<(Int, Decoded), StoreError>
             do {
                 let content = try frame.withUnsafeBytes { try LZ4Frame.decompress($0, maximumSize: BinaryStoreFormat.maximumRecordSize) }
                 var record = ByteReader(content)
@@ -111,10 +145,9 @@ struct BinaryStoreReader {
                 let entityIndex = try record.index(below: schema.entities.count, "entity number")
                 let entity = schema.entities[entityIndex]
                 let count = try record.count(minimumSize: 2 + entity.attributes.count + entity.relationships.count)
-                var rows: [(Int64, Row)] = []
-                for _ in 0..<count { rows.append(try record.row(entity, schema: schema, spaces: spaces)) }
+                let objectsOfChunk = try decode(&record, entityIndex, count, spaces)
                 guard record.isAtEnd else { throw record.fail("the chunk has trailing bytes") }
-                decoded = .success((entityIndex, rows))
+                decoded = .success((entityIndex, objectsOfChunk))
                 objects += count
             } catch let error as StoreError {
                 throw error
@@ -210,19 +243,50 @@ extension ByteReader {
         var relationships: [RelationshipTargets] = []
         relationships.reserveCapacity(entity.relationships.count)
         for relationship in entity.relationships {
-            if relationship.isToMany {
-                let count = try count(minimumSize: 2)
-                var targets: [ManagedObjectID] = []
-                targets.reserveCapacity(count)
-                for _ in 0..<count { targets.append(try target(spaces: spaces)) }
-                relationships.append(.toMany(.init(targets)))
-            } else {
-                let present = try byte()
-                guard present <= 1 else { throw fail("a to-one relationship has the marker \(present)") }
-                relationships.append(.toOne(present == 1 ? try target(spaces: spaces) : nil))
-            }
+            relationships.append(try targets(isToMany: relationship.isToMany, spaces: spaces))
         }
         return (reference, Row(attributes: attributes, relationships: relationships, version: version))
+    }
+
+    /// One object of `entity`, appended to `columns` (in the file's slots) and its reference
+    /// number to `references`: ``row(_:schema:spaces:)`` without the row, and strings copied
+    /// into their column's bytes without a `String` made.
+    mutating func appendRow(
+        _ entity: StoreSchema.Entity, to columns: inout RowColumns, references: inout [Int64], spaces: [ObjectIDSpace]
+    ) throws {
+        let reference = try signed()
+        guard reference > 0 else { throw fail("an object has the reference number \(reference)") }
+        let version = try signed()
+        try columns.appendRow(version: version) { attributes, relationships in
+            for (slot, attribute) in entity.attributes.enumerated() {
+                if attribute.type.valueType == .string, skip(ifNext: AttributeType.string.binaryTag) {
+                    guard attributes[slot].appendString(utf8: try rawBytes(try count())) else { throw fail("a string is not valid UTF-8") }
+                    continue
+                }
+                let value = try attributeValue()
+                if let value, value.type != attribute.type.valueType {
+                    throw fail("'\(entity.name).\(attribute.name)' holds a \(value.type.rawValue) value")
+                }
+                attributes[slot].append(value)
+            }
+            for (slot, relationship) in entity.relationships.enumerated() {
+                relationships[slot].append(try targets(isToMany: relationship.isToMany, spaces: spaces))
+            }
+        }
+        references.append(reference)
+    }
+
+    private mutating func targets(isToMany: Bool, spaces: [ObjectIDSpace]) throws -> RelationshipTargets {
+        if isToMany {
+            let count = try count(minimumSize: 2)
+            var targets: [ManagedObjectID] = []
+            targets.reserveCapacity(count)
+            for _ in 0..<count { targets.append(try target(spaces: spaces)) }
+            return .toMany(.init(targets))
+        }
+        let present = try byte()
+        guard present <= 1 else { throw fail("a to-one relationship has the marker \(present)") }
+        return .toOne(present == 1 ? try target(spaces: spaces) : nil)
     }
 
     /// A varint that indexes a table of `count` entries.

@@ -29,6 +29,13 @@ struct ByteReader {
         return bytes[offset]
     }
 
+    /// Reads the next byte if it is `value`; `false`, reading nothing, if not (or at the end).
+    mutating func skip(ifNext value: UInt8) -> Bool {
+        guard offset < bytes.count, bytes[offset] == value else { return false }
+        offset += 1
+        return true
+    }
+
     mutating func varint() throws -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0

@@ -31,11 +31,8 @@ struct SlotMapping {
             && relationships == Array(file.relationships.indices).map(Optional.some)
     }
 
-    func map(_ row: Row) -> Row {
-        guard !isIdentity else { return row }
-        return Row(
-            attributes: attributes.map { $0.flatMap { row.attributes[$0] } },
-            relationships: relationships.enumerated().map { _, index in index.map { row.relationships[$0] } ?? .toOne(nil) },
-            version: row.version)
+    func map(_ columns: RowColumns) -> RowColumns {
+        guard !isIdentity else { return columns }
+        return columns.rearranged(attributes: attributes, relationships: relationships)
     }
 }

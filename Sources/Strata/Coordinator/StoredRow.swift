@@ -1,0 +1,42 @@
+/// Where one stored row's values are: a ``Row`` of their own, or a position in a table's
+/// columns (``StoredColumns``), read value by value without a ``Row`` made.
+///
+/// What a fetch hands the objects it makes: an object fetched from a table reads its values
+/// from the columns the generation holds until it needs a row of its own (it is changed,
+/// merged or refreshed), so that fetching a million objects does not copy a million rows.
+enum StoredRow: Sendable {
+    case row(Row)
+    case column(StoredColumns, Int)
+
+    /// The values as a row, made when they are in columns.
+    var row: Row {
+        switch self {
+        case .row(let row): row
+        case .column(let stored, let position): stored.columns.row(at: position)
+        }
+    }
+
+    func attribute(_ slot: Int) -> AttributeValue? {
+        switch self {
+        case .row(let row): row.attributes[slot]
+        case .column(let stored, let position): stored.columns.attributes[slot][position]
+        }
+    }
+
+    func relationship(_ slot: Int) -> RelationshipTargets {
+        switch self {
+        case .row(let row): row.relationships[slot]
+        case .column(let stored, let position): stored.columns.relationships[slot][position]
+        }
+    }
+}
+
+/// A table's columns behind one reference, so that each object reading them holds a pointer,
+/// not a copy of the column arrays (one retain, not three). Never changed once made.
+final class StoredColumns: Sendable {
+    let columns: RowColumns
+
+    init(_ columns: RowColumns) {
+        self.columns = columns
+    }
+}
