@@ -69,7 +69,7 @@ import Testing
             Row(attributes: (0..<10).map { Self.randomValue($0, using: &random) }, relationships: [], version: Int64(index))
         }
         let columns = RowColumns(rows)
-        var cursor = ColumnCursor(columns: columns)
+        var cursor = ColumnCursor(columns: StoredColumns(columns))
         for (position, row) in rows.enumerated() {
             cursor.position = position
             for slot in 0..<10 {

@@ -8,6 +8,7 @@ struct AbsenceBits: Sendable, Hashable {
     init() {}
 
     /// Whether the value at `position` is absent.
+    @inline(__always)
     subscript(position: Int) -> Bool {
         let word = position >> 6
         return word < words.count && words[word] & (1 << UInt64(position & 63)) != 0

@@ -37,6 +37,7 @@ struct AttributeColumn: Sendable {
 
     init() {}
 
+    @inline(__always)
     subscript(position: Int) -> AttributeValue? {
         switch kind {
         case .unknown: return nil
@@ -58,8 +59,11 @@ struct AttributeColumn: Sendable {
     }
 
     // MARK: Typed reads, for scans that should not box every value
+    // Inlined: a call on a column read from an array (or through a pointer) copies the column
+    // first, a retain and release of each of its arrays, unless the body is in the caller.
 
     /// Whether the position holds no value.
+    @inline(__always)
     func isAbsent(_ position: Int) -> Bool {
         switch kind {
         case .unknown: true
@@ -69,6 +73,7 @@ struct AttributeColumn: Sendable {
     }
 
     /// The value of an integer attribute (not a boolean), as `AttributeValue.integerValue` gives it.
+    @inline(__always)
     func integer(at position: Int) -> Int64? {
         switch kind {
         case .integer16, .integer32, .integer64: absent[position] ? nil : integers[position]
@@ -78,6 +83,7 @@ struct AttributeColumn: Sendable {
     }
 
     /// The value of a double or float, or an integer as a double; `nil` for other types.
+    @inline(__always)
     func real(at position: Int) -> Double? {
         switch kind {
         case .double: absent[position] ? nil : reals[position]
@@ -95,6 +101,7 @@ struct AttributeColumn: Sendable {
     }
 
     /// The value of a string attribute.
+    @inline(__always)
     func stringValue(at position: Int) -> String? {
         switch kind {
         case .string: absent[position] ? nil : string(at: position)
@@ -104,6 +111,7 @@ struct AttributeColumn: Sendable {
     }
 
     /// The value of a date attribute.
+    @inline(__always)
     func dateValue(at position: Int) -> Date? {
         switch kind {
         case .date: absent[position] ? nil : Date(timeIntervalSinceReferenceDate: reals[position])
@@ -112,11 +120,23 @@ struct AttributeColumn: Sendable {
         }
     }
 
+    /// Hands `body` the UTF-8 bytes of the string at `position`, in place; `nil`, without
+    /// calling it, where the column does not hold strings as bytes or the value is absent.
+    @inline(__always)
+    func withUTF8<Result>(at position: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+        guard kind == .string, !absent[position] else { return nil }
+        return withBytes(ofString: position, body)
+    }
+
     private func string(at position: Int) -> String {
+        // The bytes were a Swift string's: valid UTF-8, so decoding repairs nothing.
+        withBytes(ofString: position) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    private func withBytes<Result>(ofString position: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         let start = position == 0 ? 0 : Int(ends[position - 1])
         let end = Int(ends[position])
-        // The bytes were a Swift string's: valid UTF-8, so decoding repairs nothing.
-        return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
+        return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start..<end])) }
     }
 
     // MARK: Appending

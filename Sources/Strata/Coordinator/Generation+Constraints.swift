@@ -15,10 +15,10 @@ extension Generation {
                 let table = stores[store]?[name]
             else { continue }
             let references = index(store: store, entity: name, slot: slots[0])?.references(equalTo: values[0])
-                ?? table.compactMap { $0.value.attributes[slots[0]] == values[0] ? $0.key : nil }
+                ?? table.stored.compactMap { $0.row.attribute(slots[0]) == values[0] ? $0.reference : nil }
             for reference in references {
                 let found = ManagedObjectID(entityName: name, key: .permanent(store: store, reference: reference))
-                guard found != id, let row = table[reference], slots.map({ row.attributes[$0] }) == values else { continue }
+                guard found != id, let row = table[stored: reference], slots.map({ row.attribute($0) }) == values else { continue }
                 return found
             }
         }

@@ -26,6 +26,14 @@ struct Generation: Sendable {
         return stores[store]?[id.entityName]?[reference]
     }
 
+    /// ``row(for:)`` where it is stored, for a commit's checks: reading a version or one
+    /// relationship of a row in a table's columns makes no ``Row``.
+    func storedRow(for id: ManagedObjectID) -> StoredRow? {
+        guard case .permanent(let store, let reference) = id.key else { return nil }
+        if let snapshot = snapshots[store] { return snapshot.row(for: id).map(StoredRow.row) }
+        return stores[store]?[id.entityName]?[stored: reference]
+    }
+
     /// The rows of one entity (not its subentities) in one store.
     func table(store: String, entity: String) -> Table {
         stores[store]?[entity] ?? [:]

@@ -222,16 +222,16 @@ extension PersistentStoreCoordinator {
         var lookup = RowLookup(stores: stores, created: created)
         // The inverse slots of the last object's entity: a save's objects come entity by entity.
         var last: (space: ObjectIDSpace, inverseSlots: [Int?])?
-        func check(_ id: ManagedObjectID, _ row: Row, before: Row?) {
+        func check(_ id: ManagedObjectID, _ row: Row, before: StoredRow?) {
             var points = true
             if last?.space !== id.space {
                 last = (id.space, managedObjectModel.layout(for: id.entityName)?.inverseSlots ?? [])
             }
             let inverseSlots = last?.inverseSlots ?? []
             // An unchanged relationship adds no pointer, and needs no set of its old targets.
-            for (index, targets) in row.relationships.enumerated() where before?.relationships[index] != targets {
+            for (index, targets) in row.relationships.enumerated() where before?.relationship(index) != targets {
                 // Only pointers the save adds: an old dangling one (a no-action delete rule's) stays allowed.
-                let old = before.map { Set($0.relationships[index].objectIDs) } ?? []
+                let old = before.map { Set($0.relationship(index).objectIDs) } ?? []
                 let inverse = index < inverseSlots.count ? inverseSlots[index] : nil
                 targets.forEachTarget { target in
                     guard !old.contains(target) else { return }
@@ -247,17 +247,17 @@ extension PersistentStoreCoordinator {
                         points = false
                         return
                     }
-                    if !targetRow.relationships[inverse].contains(id) { oneSided.formUnion([id, target]) }
+                    if !targetRow.relationship(inverse).contains(id) { oneSided.formUnion([id, target]) }
                 }
                 guard let inverse, let before else { continue }
-                for target in before.relationships[index].objectIDs where !targets.contains(target) {
-                    if lookup.row(for: target)?.relationships[inverse].contains(id) == true { oneSided.formUnion([id, target]) }
+                for target in before.relationship(index).objectIDs where !targets.contains(target) {
+                    if lookup.row(for: target)?.relationship(inverse).contains(id) == true { oneSided.formUnion([id, target]) }
                 }
             }
             if !points { dangling.append(id) }
         }
         for (id, row) in changes.inserted { check(id, row, before: nil) }
-        for (id, row) in changes.updated { check(id, row, before: base.row(for: id)) }
+        for (id, row) in changes.updated { check(id, row, before: base.storedRow(for: id)) }
         // A deleted object must not stay in the inverse relationships of the objects it pointed at
         // (as the store last had it: a save that linked to it after the deleter read it).
         for id in changes.deleted.keys {
@@ -266,8 +266,8 @@ extension PersistentStoreCoordinator {
                 guard let inverse = layout.inverseSlots[index] else { continue }
                 for target in targets.objectIDs {
                     guard case .permanent(let store, let reference) = target.key,
-                        let targetRow = stores[store]?[target.entityName]?[reference],
-                        targetRow.relationships[inverse].objectIDs.contains(id)
+                        let targetRow = stores[store]?[target.entityName]?[stored: reference],
+                        targetRow.relationship(inverse).contains(id)
                     else { continue }
                     dangling.append(id)
                 }
@@ -323,10 +323,10 @@ extension PersistentStoreCoordinator {
 
     private func checkVersions(of changes: ChangeSet, against generation: Generation) throws {
         var conflicts: [ManagedObjectID] = []
-        for (id, row) in changes.updated where generation.row(for: id)?.version != row.version {
+        for (id, row) in changes.updated where generation.storedRow(for: id)?.version != row.version {
             conflicts.append(id)
         }
-        for (id, version) in changes.deleted where generation.row(for: id)?.version != version {
+        for (id, version) in changes.deleted where generation.storedRow(for: id)?.version != version {
             conflicts.append(id)
         }
         guard conflicts.isEmpty else { throw PersistenceError.changedSinceRead(conflicts) }
@@ -372,7 +372,7 @@ extension PersistentStoreCoordinator {
         var written: [(reference: Int64, row: Row?)] = []
         written.reserveCapacity(edits.count)
         for edit in edits {
-            let old = rows[edit.reference]
+            let old = rows[stored: edit.reference]
             if edit.isInsert, old != nil {
                 throw PersistenceError(
                     .conflict, objectIDs: [edit.objectID],
@@ -394,7 +394,7 @@ extension PersistentStoreCoordinator {
             }
             written.append((edit.reference, new))
             for slot in indexed {
-                let before: AttributeValue?? = old.map { $0.attributes[slot] }
+                let before: AttributeValue?? = old.map { $0.attribute(slot) }
                 let after: AttributeValue?? = new.map { $0.attributes[slot] }
                 if old != nil, new != nil, before == after { continue }
                 indexChanges[slot]?.append(AttributeIndex.Change(reference: edit.reference, old: before, new: after))

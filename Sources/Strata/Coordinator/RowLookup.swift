@@ -18,10 +18,11 @@ struct RowLookup {
         self.created = created
     }
 
-    mutating func row(for id: ManagedObjectID) -> Row? {
+    /// The object's row where it is stored (nothing copied out of a table's columns).
+    mutating func row(for id: ManagedObjectID) -> StoredRow? {
         guard let reference = id.referenceNumber else { return nil }
         select(id.space)
-        return lastTable[reference]
+        return lastTable[stored: reference]
     }
 
     /// Whether the save creates the object (known only for the tables `created` names).
@@ -34,7 +35,7 @@ struct RowLookup {
     mutating func contains(_ id: ManagedObjectID) -> Bool {
         guard let reference = id.referenceNumber else { return false }
         select(id.space)
-        return lastCreated?.contains(reference) == true || lastTable[reference] != nil
+        return lastCreated?.contains(reference) == true || lastTable.contains(reference)
     }
 
     /// Makes the table of a permanent ID space the one at hand.

@@ -21,7 +21,7 @@ struct RowTable: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     typealias Element = (key: Int64, value: Row)
 
     private var references: [Int64] = []
-    private var base = StoredColumns(RowColumns())
+    private var base = StoredColumns.empty
     private var columns: RowColumns { base.columns }
     private var overlay: TreeDictionary<Int64, Row?> = [:]
     /// How many rows the table holds.
@@ -85,6 +85,11 @@ struct RowTable: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         return basePosition(of: reference).map { columns.row(at: $0) }
     }
 
+    func contains(_ reference: Int64) -> Bool {
+        if let changed = overlay[reference] { return changed != nil }
+        return basePosition(of: reference) != nil
+    }
+
     /// A row where it is: in the overlay, or a position in the base's columns (nothing copied).
     subscript(stored reference: Int64) -> StoredRow? {
         if let changed = overlay[reference] { return changed.map(StoredRow.row) }
@@ -117,7 +122,7 @@ struct RowTable: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     private mutating func fold(_ batch: [(reference: Int64, row: Row?)]) {
         var changes = Self.sortedLastWins(batch)
         if !overlay.isEmpty {
-            let earlier = overlay.map { (reference: $0.key, row: $0.value) }.sorted { $0.reference < $1.reference }
+            let earlier = Self.sortedLastWins(overlay.map { (reference: $0.key, row: $0.value) })
             changes = Self.merged(earlier, changes)
         }
         var mergedReferences: [Int64] = []
@@ -146,26 +151,19 @@ struct RowTable: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     }
 
     /// `batch` in ascending reference order, with one entry per reference: its last.
+    ///
+    /// A commit's batch comes from a dictionary, in no order. The order is found on the
+    /// reference numbers alone (sorting the entries themselves moved a row, with its retains,
+    /// at every step: most of folding 1,000,000 new rows), then the entries are gathered once.
     private static func sortedLastWins(_ batch: [(reference: Int64, row: Row?)]) -> [(reference: Int64, row: Row?)] {
-        if zip(batch, batch.dropFirst()).allSatisfy({ $0.reference < $1.reference }) { return batch }
-        // A commit's batch comes from a dictionary, in no order, with each reference once: sorted
-        // in place. Only a batch that repeats a reference needs the order of its entries kept.
-        var sorted = batch
-        sorted.sort { $0.reference < $1.reference }
-        if zip(sorted, sorted.dropFirst()).allSatisfy({ $0.reference < $1.reference }) { return sorted }
-        return lastWins(ofUnordered: batch)
-    }
-
-    private static func lastWins(ofUnordered batch: [(reference: Int64, row: Row?)]) -> [(reference: Int64, row: Row?)] {
-        let order = batch.indices.sorted { (batch[$0].reference, $0) < (batch[$1].reference, $1) }
+        let references = batch.map(\.reference)
+        if zip(references, references.dropFirst()).allSatisfy({ $0 < $1 }) { return batch }
+        // Ties keep the batch's order, so that the last entry for a reference is the one kept.
+        let order = references.indices.sorted { (references[$0], $0) < (references[$1], $1) }
         var sorted: [(reference: Int64, row: Row?)] = []
         sorted.reserveCapacity(batch.count)
-        for index in order {
-            if let last = sorted.last, last.reference == batch[index].reference {
-                sorted[sorted.count - 1] = batch[index]
-            } else {
-                sorted.append(batch[index])
-            }
+        for (rank, index) in order.enumerated() where rank + 1 == order.count || references[order[rank + 1]] != references[index] {
+            sorted.append(batch[index])
         }
         return sorted
     }
@@ -272,7 +270,7 @@ struct RowTable: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// The rows that pass `test`, tested on the columns where they are in the base.
     func rows(matching test: RowTest) -> [(reference: Int64, row: StoredRow)] {
         var matches: [(reference: Int64, row: StoredRow)] = []
-        var cursor = ColumnCursor(columns: columns)
+        var cursor = ColumnCursor(columns: base)
         for (reference, row) in stored {
             switch row {
             case .column(_, let position):

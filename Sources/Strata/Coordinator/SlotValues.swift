@@ -38,16 +38,16 @@ extension Row: SlotValues {
 /// A position in a table's columns, read as a row: one cursor moves over every position of a
 /// scan (so that the columns are retained once, not per row).
 struct ColumnCursor: SlotValues {
-    let columns: RowColumns
+    let columns: StoredColumns
     var position = 0
 
-    init(columns: RowColumns) {
+    init(columns: StoredColumns) {
         self.columns = columns
     }
 
-    func isAbsent(_ slot: Int) -> Bool { columns.attributes[slot].isAbsent(position) }
-    func integer(_ slot: Int) -> Int64? { columns.attributes[slot].integer(at: position) }
-    func real(_ slot: Int) -> Double? { columns.attributes[slot].real(at: position) }
-    func string(_ slot: Int) -> String? { columns.attributes[slot].stringValue(at: position) }
-    func date(_ slot: Int) -> Date? { columns.attributes[slot].dateValue(at: position) }
+    func isAbsent(_ slot: Int) -> Bool { columns.attributes[slot].column.isAbsent(position) }
+    func integer(_ slot: Int) -> Int64? { columns.attributes[slot].column.integer(at: position) }
+    func real(_ slot: Int) -> Double? { columns.attributes[slot].column.real(at: position) }
+    func string(_ slot: Int) -> String? { columns.attributes[slot].column.stringValue(at: position) }
+    func date(_ slot: Int) -> Date? { columns.attributes[slot].column.dateValue(at: position) }
 }

@@ -16,10 +16,17 @@ enum StoredRow: Sendable {
         }
     }
 
+    var version: Int64 {
+        switch self {
+        case .row(let row): row.version
+        case .column(let stored, let position): stored.columns.versions[position]
+        }
+    }
+
     func attribute(_ slot: Int) -> AttributeValue? {
         switch self {
         case .row(let row): row.attributes[slot]
-        case .column(let stored, let position): stored.columns.attributes[slot][position]
+        case .column(let stored, let position): stored.attributes[slot].column[position]
         }
     }
 
@@ -35,8 +42,25 @@ enum StoredRow: Sendable {
 /// not a copy of the column arrays (one retain, not three). Never changed once made.
 final class StoredColumns: Sendable {
     let columns: RowColumns
+    /// The attribute columns again, each in a box, for reads by value: a method called on a
+    /// column read out of an array is called on a copy (a retain and release of each of the
+    /// column's arrays, the compiler being unable to prove the array unchanged during the call),
+    /// but on a column in a class's `let` it is called in place.
+    let attributes: [Box]
+
+    final class Box: Sendable {
+        let column: AttributeColumn
+
+        init(_ column: AttributeColumn) {
+            self.column = column
+        }
+    }
 
     init(_ columns: RowColumns) {
         self.columns = columns
+        attributes = columns.attributes.map(Box.init)
     }
+
+    /// No rows: what every empty table shares.
+    static let empty = StoredColumns(RowColumns())
 }

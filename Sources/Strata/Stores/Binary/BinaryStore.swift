@@ -176,7 +176,7 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
         try Self.replaceFile(at: fileURL, lock: lock) { writer in
             try writer.writeHeader(header)
             for entity in schema.entities {
-                if let table = tables[entity.name] { try writer.writeObjects(entity: entity.name, rows: table) }
+                if let table = tables[entity.name] { try writer.writeObjects(entity: entity.name, table: table) }
             }
         }
     }

@@ -58,6 +58,17 @@ extension ByteWriter {
         }
     }
 
+    /// The value at `position` of a column, as ``attributeValue(_:)`` writes it: a string's
+    /// bytes copied from the column, without a `String` made.
+    mutating func attributeValue(_ column: AttributeColumn, at position: Int) {
+        let copied: Void? = column.withUTF8(at: position) { utf8 in
+            byte(AttributeType.string.binaryTag)
+            varint(utf8.count)
+            raw(utf8)
+        }
+        if copied == nil { attributeValue(column[position]) }
+    }
+
     mutating func metadataValue(_ value: MetadataValue) {
         switch value {
         case .string(let v): byte(1); string(v)

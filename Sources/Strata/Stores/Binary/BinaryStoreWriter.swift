@@ -42,38 +42,81 @@ struct BinaryStoreWriter {
     /// Writes the objects of one entity, in chunks.
     mutating func writeObjects(entity: String, rows: some Sequence<(key: Int64, value: Row)>) throws {
         guard let index = entityIndexes[entity] else { return }
+        var chunk = Chunk(entityIndex: index)
+        for (reference, row) in rows {
+            chunk.body.signed(reference)
+            encode(row, into: &chunk.body)
+            try objectWritten(in: &chunk)
+        }
+        try flush(&chunk)
+    }
+
+    /// Writes the objects of one entity's table, in chunks: the rows in its columns straight
+    /// from them (strings copied as bytes), without a ``Row`` made for each.
+    mutating func writeObjects(entity: String, table: RowTable) throws {
+        guard let index = entityIndexes[entity] else { return }
+        var chunk = Chunk(entityIndex: index)
+        let stored = table.stored
+        // Every position is in the one base: its columns are read in place, slot by slot.
+        let base = stored.base, columns = base.columns
+        for (reference, row) in stored {
+            chunk.body.signed(reference)
+            switch row {
+            case .row(let row):
+                encode(row, into: &chunk.body)
+            case .column(_, let position):
+                chunk.body.signed(columns.versions[position])
+                for box in base.attributes { chunk.body.attributeValue(box.column, at: position) }
+                for slot in columns.relationships.indices { encode(columns.relationships[slot][position], into: &chunk.body) }
+            }
+            try objectWritten(in: &chunk)
+        }
+        try flush(&chunk)
+    }
+
+    /// The objects of one entity being gathered into the next chunk.
+    private struct Chunk {
+        let entityIndex: Int
         var count = 0
         var body = ByteWriter(capacity: BinaryStoreFormat.chunkSize + 4096)
-        for (reference, row) in rows {
-            body.signed(reference)
-            body.signed(row.version)
-            for value in row.attributes { body.attributeValue(value) }
-            for targets in row.relationships {
-                switch targets {
-                case .toOne(let id):
-                    if let id, let target = targetIndex(id) {
-                        body.byte(1)
-                        body.varint(target.0)
-                        body.signed(target.1)
-                    } else {
-                        body.byte(0)
-                    }
-                case .toMany(let ids):
-                    let targets = ids.compactMap(targetIndex)
-                    body.varint(targets.count)
-                    for (entityIndex, reference) in targets {
-                        body.varint(entityIndex)
-                        body.signed(reference)
-                    }
-                }
+    }
+
+    private func encode(_ row: Row, into body: inout ByteWriter) {
+        body.signed(row.version)
+        for value in row.attributes { body.attributeValue(value) }
+        for targets in row.relationships { encode(targets, into: &body) }
+    }
+
+    private func encode(_ targets: RelationshipTargets, into body: inout ByteWriter) {
+        switch targets {
+        case .toOne(let id):
+            if let id, let target = targetIndex(id) {
+                body.byte(1)
+                body.varint(target.0)
+                body.signed(target.1)
+            } else {
+                body.byte(0)
             }
-            count += 1
-            if body.count >= BinaryStoreFormat.chunkSize {
-                try flushChunk(entityIndex: index, count: count, body: &body)
-                count = 0
+        case .toMany(let ids):
+            let targets = ids.compactMap(targetIndex)
+            body.varint(targets.count)
+            for (entityIndex, reference) in targets {
+                body.varint(entityIndex)
+                body.signed(reference)
             }
         }
-        if count > 0 { try flushChunk(entityIndex: index, count: count, body: &body) }
+    }
+
+    /// Counts the object just encoded, and writes the chunk once it is full.
+    private mutating func objectWritten(in chunk: inout Chunk) throws {
+        chunk.count += 1
+        if chunk.body.count >= BinaryStoreFormat.chunkSize { try flush(&chunk) }
+    }
+
+    private mutating func flush(_ chunk: inout Chunk) throws {
+        guard chunk.count > 0 else { return }
+        try flushChunk(entityIndex: chunk.entityIndex, count: chunk.count, body: &chunk.body)
+        chunk.count = 0
     }
 
     private func targetIndex(_ id: ManagedObjectID) -> (Int, Int64)? {
