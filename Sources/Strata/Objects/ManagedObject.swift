@@ -43,40 +43,47 @@ open class ManagedObject {
     var snapshot: Row? {
         get {
             materialize()
-            return storedSnapshot
+            if case .row(let row) = stored { return row }
+            return nil
         }
         set {
             materialize()
-            storedSnapshot = newValue
+            stored = newValue.map(Stored.row) ?? .none
         }
+    }
+
+    /// The object's snapshot, where it is.
+    private enum Stored {
+        /// Never saved.
+        case none
+        case row(Row)
+        /// A position in a table's columns, not copied yet: the snapshot, and the values too
+        /// unless `ownsValues`.
+        case column(StoredColumns, Int)
     }
 
     /// The current values, when `ownsValues`; otherwise they are `stored`'s.
     private var values: Row
     private var ownsValues: Bool
-    /// The row in a table's columns that is the object's snapshot (and its values too, unless
-    /// `ownsValues`), until a row is made of it.
-    private var stored: StoredRow?
-    private var storedSnapshot: Row?
+    private var stored: Stored
 
     /// The current value of an attribute, read from the columns when the object has no row of
     /// its own yet (reading an attribute of each of a million fetched objects makes no row).
     func storedAttributeValue(at index: Int) -> AttributeValue? {
-        if !ownsValues, let stored { return stored.attribute(index) }
+        if !ownsValues, case .column(let columns, let position) = stored { return columns.attributes[index].column[position] }
         return values.attributes[index]
     }
 
-    /// Makes `stored` a row of the object's own, shared by its snapshot and its values (unless
-    /// they were replaced).
+    /// Makes a snapshot still in columns a row of the object's own, shared by the snapshot and
+    /// the values (unless they were replaced).
     private func materialize() {
-        guard let stored else { return }
-        let row = stored.row
+        guard case .column(let columns, let position) = stored else { return }
+        let row = columns.columns.row(at: position)
         if !ownsValues {
             values = row
             ownsValues = true
         }
-        storedSnapshot = row
-        self.stored = nil
+        stored = .row(row)
     }
 
     /// Whether the object's values have not been loaded yet: they load on first access.
@@ -99,16 +106,17 @@ open class ManagedObject {
         case .row(let row)?:
             values = row
             ownsValues = true
-            storedSnapshot = row
+            stored = .row(row)
             isFault = false
-        case .column?:
+        case .column(let columns, let position)?:
             values = Row(attributes: [], relationships: [], version: 0)
             ownsValues = false
-            stored = creation.stored
+            stored = .column(columns, position)
             isFault = false
         case nil:
             values = Row(emptyFor: creation.layout)
             ownsValues = true
+            stored = .none
             isFault = !creation.objectID.isTemporaryID
         }
     }
