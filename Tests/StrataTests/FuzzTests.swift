@@ -149,18 +149,54 @@ import Testing
         // Each case writes and reads a file: a tenth as many keep the run to seconds.
         for _ in 0..<max(1, Self.cases / 10) {
             try Mutator.mutateBinary(original, using: &random).write(to: url)
-            do {
-                var reader = try BinaryStoreReader(url: url)
-                defer { reader.close() }
-                let header = try reader.readHeader()
-                try reader.readObjects(schema: header.schema, storeIdentifier: "fuzz") { _, _ in }
-                _ = try header.schema.entities.map { try SlotMapping(file: $0, model: model, url: url) }
-                opened += 1
-            } catch is StoreError {
+            // Opening a store decodes into columns, the tools into rows: both decoders read
+            // every mutated file, and must agree on it, value for value, or both refuse it.
+            let byRows = Result { try Self.readRows(url) }
+            let byColumns = Result { try Self.readColumns(url) }
+            switch (byRows, byColumns) {
+            case (.success(let rows), .success(let columns)):
+                let agree = rows.map { $0.map(\.0) } == columns.map(\.0)
+                    && rows.map { $0.map(\.1) } == columns.map { table in (0..<table.1.count).map { table.1.row(at: $0) } }
+                #expect(agree, "the row and column decoders read different objects, seed \(Self.seed)")
+                do {
+                    let header = try Self.header(url)
+                    _ = try header.schema.entities.map { try SlotMapping(file: $0, model: model, url: url) }
+                    opened += 1
+                } catch is StoreError {
+                    refused += 1
+                }
+            case (.failure(let error), .failure(let other)):
+                #expect(error is StoreError && other is StoreError, "seed \(Self.seed)")
                 refused += 1
+            default:
+                Issue.record("the row and column decoders disagree on a mutated file, seed \(Self.seed)")
             }
         }
         #expect(refused > 0, "seed \(Self.seed)")
+    }
+
+    private static func header(_ url: URL) throws -> BinaryStoreHeader {
+        var reader = try BinaryStoreReader(url: url)
+        defer { reader.close() }
+        return try reader.readHeader()
+    }
+
+    /// Every object of a binary store file as rows, by schema entity: what the tools read.
+    private static func readRows(_ url: URL) throws -> [[(Int64, Row)]] {
+        var reader = try BinaryStoreReader(url: url)
+        defer { reader.close() }
+        let header = try reader.readHeader()
+        var rows = [[(Int64, Row)]](repeating: [], count: header.schema.entities.count)
+        try reader.readObjects(schema: header.schema, storeIdentifier: "fuzz") { rows[$0].append(contentsOf: $1) }
+        return rows
+    }
+
+    /// The same file decoded into columns: what opening a store reads.
+    private static func readColumns(_ url: URL) throws -> [([Int64], RowColumns)] {
+        var reader = try BinaryStoreReader(url: url)
+        defer { reader.close() }
+        let header = try reader.readHeader()
+        return try reader.readColumns(schema: header.schema, storeIdentifier: "fuzz")
     }
 
     /// A SQLite store with bytes overwritten here and there (SQLite keeps no checksums, so some
