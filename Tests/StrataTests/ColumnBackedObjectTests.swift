@@ -71,4 +71,56 @@ import Testing
             #expect(book.pages == 474 && !book.isFault)
         }
     }
+
+    @Test(arguments: [StoreKind.inMemory, .binary])
+    func aSavedObjectReadsItsRowInTheNewColumnsAndChangesAsBefore(_ kind: StoreKind) async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
+        try await backgroundContext(coordinator).perform { context in
+            let books = try (0..<20).map { index in
+                let book = try Book(context: context)
+                book.title = "Volume \(index)"
+                book.pages = index * 10
+                return book
+            }
+            // Twenty new books in an empty table: the commit builds new columns with them.
+            try context.save()
+            let readFromColumns = books.filter { $0.readsFromColumns }.count
+            #expect(readFromColumns == books.count)
+            #expect(books.map(\.title) == (0..<20).map { "Volume \($0)" } && books[7].pages == 70)
+            #expect(!context.hasChanges && books[3].changedValues().isEmpty)
+
+            books[3].pages = 31
+            #expect(Set(books[3].changedValues().keys) == ["pages"])
+            #expect(books[3].committedValues(forKeys: ["pages"])["pages"] as? Int32 == 30)
+            context.rollback()
+            #expect(books[3].pages == 30)
+
+            books[4].title = "Volume four"
+            try context.save()
+            #expect(books[4].title == "Volume four" && !books[4].hasChanges)
+        }
+        try await backgroundContext(coordinator).perform { context in
+            let titles = try context.fetch(FetchRequest<Book>(predicate: try FetchPredicate(format: "pages == 40"))).map(\.title)
+            #expect(titles == ["Volume four"])
+        }
+    }
+
+    @Test func anObjectWithATransientValueKeepsItsOwnRowAfterASave() async throws {
+        let model = try ManagedObjectModel {
+            EntityDescription("Note") {
+                AttributeDescription("text", .string)
+                AttributeDescription("draft", .string, optional: true, transient: true)
+            }
+        }
+        let coordinator = try await makeCoordinator(model, .binary)
+        try await backgroundContext(coordinator).perform { context in
+            let note = try context.insertNewObject(forEntityName: "Note")
+            try note.setValue("kept", forKey: "text")
+            try note.setValue("not stored", forKey: "draft")
+            try context.save()
+            #expect(!note.readsFromColumns)
+            #expect(try (note.value(forKey: "draft") as? String) == "not stored")
+            #expect(try (note.value(forKey: "text") as? String) == "kept")
+        }
+    }
 }

@@ -78,9 +78,18 @@ extension ObjectGraph {
         let saved = newObjects + updated.values.filter { !$0.isDeleted }
         // An object whose changes came to nothing was not written: it keeps the snapshot its
         // values go with, however much newer the generation's row is. A written one's snapshot
-        // is what it wrote, at the version the store gave it.
+        // is what it wrote, at the version the store gave it: where the commit put that row in
+        // its table's columns (a large save), the object reads it there and lets its own row
+        // go, so that a context saving batch after batch does not hold each row twice.
+        var lookup = RowLookup(stores: generation.stores)
         for object in saved where object.hasChangedValues || resurrected.contains(ObjectIdentifier(object)) {
             guard let version = versions[object.objectID] else { continue }
+            if object.layout.storesEveryProperty, let (columns, position) = lookup.basePosition(of: object.objectID),
+                columns.columns.versions[position] == version
+            {
+                object.rebase(onto: columns, at: position)
+                continue
+            }
             var row = object.storedRow
             row.version = version
             object.snapshot = row

@@ -25,6 +25,15 @@ struct RowLookup {
         return lastTable[stored: reference]
     }
 
+    /// Where the object's row is in the base of its table's columns, if it is there (not in
+    /// the overlay of later changes, nor in an incremental store).
+    mutating func basePosition(of id: ManagedObjectID) -> (StoredColumns, Int)? {
+        guard let reference = id.referenceNumber else { return nil }
+        select(id.space)
+        guard case .column(let columns, let position)? = lastTable[stored: reference] else { return nil }
+        return (columns, position)
+    }
+
     /// Whether the save creates the object (known only for the tables `created` names).
     mutating func isCreated(_ id: ManagedObjectID) -> Bool {
         guard let reference = id.referenceNumber else { return false }

@@ -28,6 +28,8 @@ package final class EntityLayout: Sendable {
     let objectIDAttributes: [Int]
     /// The space of the entity's temporary object IDs, kept at hand for inserts.
     let temporaryIDSpace: ObjectIDSpace
+    /// Whether every property is stored: then an object's values, once saved, are its row.
+    let storesEveryProperty: Bool
 
     init(entity: EntityDescription, entities: [String: EntityDescription]) {
         self.entity = entity
@@ -64,6 +66,7 @@ package final class EntityLayout: Sendable {
         }
         objectIDAttributes = allAttributes.indices.filter { allAttributes[$0].type == .objectID }
         temporaryIDSpace = .make(store: nil, entityName: entity.name)
+        storesEveryProperty = !attributes.contains(where: \.isTransient) && !relationships.contains(where: \.isTransient)
         indexedAttributes = allAttributes.indices.filter {
             indexedNames.contains(allAttributes[$0].name) && !allAttributes[$0].isTransient
         }

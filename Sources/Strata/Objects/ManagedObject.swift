@@ -74,6 +74,18 @@ open class ManagedObject {
         return values.attributes[index]
     }
 
+    /// Whether the object reads its values from a table's columns (it has no row of its own).
+    var readsFromColumns: Bool { !ownsValues }
+
+    /// After a save that wrote the object's values to `columns` at `position`: reads them
+    /// there from now on, and lets its own row go. Only for an object whose values are exactly
+    /// that row (every property stored, nothing changed since).
+    func rebase(onto columns: StoredColumns, at position: Int) {
+        values = Row(attributes: [], relationships: [], version: 0)
+        ownsValues = false
+        stored = .column(columns, position)
+    }
+
     /// Makes a snapshot still in columns a row of the object's own, shared by the snapshot and
     /// the values (unless they were replaced).
     private func materialize() {
