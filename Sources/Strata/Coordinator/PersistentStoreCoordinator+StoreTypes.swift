@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 extension PersistentStoreCoordinator {
     /// Registers an atomic store class under a store type, so that
@@ -51,8 +50,10 @@ extension PersistentStoreCoordinator {
         try registeredClass(for: type).setMetadata(metadata, forPersistentStoreAt: url)
     }
 
-    private static let storeClasses = Mutex<[StoreType: AtomicStore.Type]>([.binary: BinaryStore.self])
-    private static let incrementalStoreClasses = Mutex<[StoreType: IncrementalStore.Type]>([.sqlite: SQLiteStore.self])
+    // Behind pthread locks, not `Mutex`: ThreadSanitizer does not follow `Mutex`'s futex on
+    // Linux, and reported two test suites registering the same store type at once as a race.
+    private static let storeClasses = ThreadLocked<[StoreType: AtomicStore.Type]>([.binary: BinaryStore.self])
+    private static let incrementalStoreClasses = ThreadLocked<[StoreType: IncrementalStore.Type]>([.sqlite: SQLiteStore.self])
 
     private static func registeredClass(for type: StoreType) throws -> AtomicStore.Type {
         guard let storeClass = storeClass(forStoreType: type) else {
