@@ -1,6 +1,5 @@
 import Foundation
 import HashTreeCollections
-import Synchronization
 
 /// An index of one attribute of one entity in one store: for each value, the reference numbers
 /// of the objects that have it.
@@ -175,7 +174,7 @@ struct AttributeIndex: Sendable {
 
 /// The sorted list of an index's entries, built once per generation, whichever thread asks first.
 private final class SortedEntries: Sendable {
-    private let cache = Mutex<[(AttributeValue, Int64)]?>(nil)
+    private let cache = ThreadLocked<[(AttributeValue, Int64)]?>(nil)
 
     var isBuilt: Bool { cache.withLock { $0 != nil } }
 

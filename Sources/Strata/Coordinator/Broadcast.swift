@@ -1,10 +1,8 @@
-import Synchronization
-
 /// Hands each value to every current subscriber's `AsyncStream`: one stream per subscriber,
 /// each buffering what it has not read yet.
 final class Broadcast<Value: Sendable>: Sendable {
-    private let subscribers = Mutex<[Int: AsyncStream<Value>.Continuation]>([:])
-    private let nextID = Mutex(0)
+    private let subscribers = ThreadLocked<[Int: AsyncStream<Value>.Continuation]>([:])
+    private let nextID = ThreadLocked(0)
 
     /// A new stream of the values sent from now on; it ends when the subscriber stops reading.
     func subscribe() -> AsyncStream<Value> {

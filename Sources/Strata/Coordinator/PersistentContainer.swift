@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The whole stack in one object: a model, a coordinator with its stores, a main-queue view
 /// context, and background contexts on demand.
@@ -19,7 +18,7 @@ public final class PersistentContainer: Sendable {
     public let persistentStoreCoordinator: PersistentStoreCoordinator
     /// The main-queue context, for code on the main actor.
     public let viewContext: ManagedObjectContext
-    private let descriptions: Mutex<[PersistentStoreDescription]>
+    private let descriptions: ThreadLocked<[PersistentStoreDescription]>
 
     /// A container for `model`, with one store description: a SQLite store named after the
     /// container (`<name>.sqlite`) in ``defaultDirectoryURL()``, as Core Data's container puts its
@@ -31,7 +30,7 @@ public final class PersistentContainer: Sendable {
         persistentStoreCoordinator = PersistentStoreCoordinator(managedObjectModel: managedObjectModel)
         viewContext = ManagedObjectContext(concurrencyType: .mainQueue, persistentStoreCoordinator: persistentStoreCoordinator)
         let url = Self.defaultDirectoryURL().appendingPathComponent("\(name).sqlite")
-        descriptions = Mutex([PersistentStoreDescription(type: .sqlite, url: url)])
+        descriptions = ThreadLocked([PersistentStoreDescription(type: .sqlite, url: url)])
     }
 
     /// A container for the model called `name`, found among the program's resources, as Core

@@ -1,7 +1,6 @@
 import Foundation
 import HashTreeCollections
 import Logging
-import Synchronization
 
 extension PersistentStoreCoordinator {
     /// Gives permanent IDs to new objects, in the order of `ids` (an ID whose entity the model

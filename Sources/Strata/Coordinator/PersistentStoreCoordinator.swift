@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 
 /// Owns a model's stores and the current generation of their objects, and commits the saves of
 /// every context that uses it.
@@ -17,7 +16,7 @@ public actor PersistentStoreCoordinator {
     nonisolated let executor: DispatchQueueExecutor
     /// What readers on any thread may see without entering the queue: the stores and the
     /// latest generation, always replaced together.
-    nonisolated let published: Mutex<Published>
+    nonisolated let published: ThreadLocked<Published>
     let logger = Logger(label: "strata.coordinator")
     /// Every context's saves on this coordinator.
     nonisolated let saves = Broadcast<ContextDidSave>()
@@ -38,7 +37,7 @@ public actor PersistentStoreCoordinator {
     public init(managedObjectModel: ManagedObjectModel) {
         self.managedObjectModel = managedObjectModel
         executor = DispatchQueueExecutor(label: "strata.coordinator")
-        published = Mutex(Published())
+        published = ThreadLocked(Published())
     }
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor {

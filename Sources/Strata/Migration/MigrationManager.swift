@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Migrates a binary store from one model to another with a mapping model, as Core Data's
 /// `NSMigrationManager`, by rewriting the file a chunk at a time.
@@ -47,7 +46,7 @@ public struct MigrationManager: Sendable {
     public func migrateStore(
         at url: URL, mapping: MappingModel, backup: URL? = nil, progress: @escaping @Sendable (MigrationProgress) -> Void = { _ in }
     ) async throws -> MigrationReport {
-        let cancelled = Mutex(false)
+        let cancelled = ThreadLocked(false)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<MigrationReport, any Error>) in
                 // The rewrite blocks on I/O and CPU for its whole length: a thread of its own keeps

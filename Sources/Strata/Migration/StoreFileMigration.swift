@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// One model step of a migration: a stage of a staged plan, or the whole way for a migration
 /// on open (Core Data infers one mapping from the store's version to the current one).
@@ -47,7 +46,7 @@ package enum StoreFileMigration {
             }
             return reports
         case .sqlite:
-            let cancelled = Mutex(false)
+            let cancelled = ThreadLocked(false)
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[MigrationReport], any Error>) in
                     // Blocking SQL for the whole migration: a thread of its own keeps it off the cooperative pool.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A store of objects, added to a ``PersistentStoreCoordinator``: where saved objects live.
 ///
@@ -76,7 +75,7 @@ open class PersistentStore: @unchecked Sendable {
         /// Root entity name → the next reference number to hand out in that hierarchy.
         var nextReference: [String: Int64] = [:]
     }
-    private let state: Mutex<State>
+    private let state: ThreadLocked<State>
 
     /// Makes a store; the coordinator calls this when a store is added.
     ///
@@ -90,7 +89,7 @@ open class PersistentStore: @unchecked Sendable {
         self.url = url
         self.configurationName = configurationName
         self.options = options
-        state = Mutex(
+        state = ThreadLocked(
             State(metadata: [
                 Self.storeUUIDKey: .string(UUID().uuidString),
                 Self.storeTypeKey: .string(type.rawValue),

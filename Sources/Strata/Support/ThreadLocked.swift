@@ -1,10 +1,10 @@
 import Foundation
 
-/// A value behind an `NSLock`, for state that contexts on several threads reach without going
-/// through a dispatch queue (the SQLite store's snapshots, pool and row caches).
-/// `Synchronization.Mutex` would do the same, but ThreadSanitizer (which CI runs the concurrency
-/// suites under) does not follow its futex on Linux and reports those accesses as races; it
-/// follows pthread locks.
+/// A value behind an `NSLock`, for state that threads reach without going through a dispatch
+/// queue (the coordinator's published generation, stores' state, the SQLite store's snapshots,
+/// pool and row caches, registries). `Synchronization.Mutex` would do the same, but
+/// ThreadSanitizer (which CI runs the concurrency suites under) does not follow its futex on
+/// Linux when a lock is contended, and reports the accesses as races; it follows pthread locks.
 package final class ThreadLocked<Value>: @unchecked Sendable {
     // Safe: `value` is only touched inside `lock`, and `Value`s go in and out only through
     // `withLock`, whose callers hand over values they no longer share (connections, rows).
