@@ -1,4 +1,5 @@
 import Foundation
+import OrderedCollections
 @testable import Strata
 import StrataTestSupport
 import Testing
@@ -118,5 +119,43 @@ import Testing
         let invalid = column.appendString(utf8: [0x61, 0xFF, 0x62])
         #expect(plain && accented && !invalid)
         #expect(column.count == 2 && column[0] == .string("plain") && column[1] == .string("crème"))
+    }
+
+    @Test func relationshipTargetsReadBackAsAppendedInEveryForm() throws {
+        let seed = ProcessInfo.processInfo.environment["STRATA_FUZZ_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        var random = SplitMix64(seed: seed)
+        // Two destination entities (a to-one to a parent entity), then a store of 300 entities
+        // (more spaces than a to-one column numbers), then a to-many.
+        let spaces = (0..<300).map { ObjectIDSpace.make(store: "S", entityName: "E\($0)") }
+        func target(among count: Int) -> RelationshipTargets {
+            Int.random(in: 0..<4, using: &random) == 0
+                ? .toOne(nil)
+                : .toOne(ManagedObjectID(space: spaces[Int.random(in: 0..<count, using: &random)], number: Int64.random(in: 1...1_000_000, using: &random)))
+        }
+        for (spaceCount, endsWithToMany) in [(1, false), (2, false), (300, false), (2, true)] {
+            var column = RelationshipColumn()
+            var expected: [RelationshipTargets] = []
+            for _ in 0..<400 {
+                let targets = target(among: spaceCount)
+                column.append(targets)
+                expected.append(targets)
+            }
+            if endsWithToMany {
+                let many = RelationshipTargets.toMany([ManagedObjectID(space: spaces[0], number: 7)])
+                column.append(many)
+                expected.append(many)
+            }
+            #expect(column.count == expected.count)
+            #expect((0..<column.count).map { column[$0] } == expected, "\(spaceCount) spaces, seed \(seed)")
+            // Runs copied in bulk, into a column that has seen the same spaces or others.
+            var copied = RelationshipColumn()
+            copied.append(target(among: 2))
+            var copiedExpected = [copied[0]]
+            copied.append(contentsOf: column, 10..<200)
+            copiedExpected += expected[10..<200]
+            copied.append(contentsOf: column, 200..<expected.count)
+            copiedExpected += expected[200...]
+            #expect((0..<copied.count).map { copied[$0] } == copiedExpected, "\(spaceCount) spaces, seed \(seed)")
+        }
     }
 }

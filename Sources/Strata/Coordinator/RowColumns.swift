@@ -7,8 +7,8 @@ struct RowColumns: Sendable {
     private(set) var versions: [Int64] = []
     /// One column per attribute slot (none before the first row).
     private(set) var attributes: [AttributeColumn] = []
-    /// One array of targets per relationship slot.
-    private(set) var relationships: [[RelationshipTargets]] = []
+    /// One column of targets per relationship slot.
+    private(set) var relationships: [RelationshipColumn] = []
     private var shaped = false
 
     init() {}
@@ -46,7 +46,7 @@ struct RowColumns: Sendable {
     /// ``Row``. `fill` must append one value to every column; when it throws, the columns are
     /// left uneven and must be thrown away (loading a damaged file fails as a whole).
     mutating func appendRow(
-        version: Int64, _ fill: (inout [AttributeColumn], inout [[RelationshipTargets]]) throws -> Void
+        version: Int64, _ fill: (inout [AttributeColumn], inout [RelationshipColumn]) throws -> Void
     ) rethrows {
         try fill(&attributes, &relationships)
         versions.append(version)
@@ -65,7 +65,10 @@ struct RowColumns: Sendable {
             return column
         }
         result.relationships = relationshipSlots.map { slot in
-            slot.map { relationships[$0] } ?? Array(repeating: .toOne(nil), count: count)
+            if let slot { return relationships[slot] }
+            var column = RelationshipColumn()
+            for _ in 0..<count { column.append(.toOne(nil)) }
+            return column
         }
         return result
     }
@@ -78,7 +81,7 @@ struct RowColumns: Sendable {
             other.attributes.count == attributes.count && other.relationships.count == relationships.count,
             "a table's rows have one entity's shape")
         for slot in attributes.indices { attributes[slot].append(contentsOf: other.attributes[slot], range) }
-        for slot in relationships.indices { relationships[slot].append(contentsOf: other.relationships[slot][range]) }
+        for slot in relationships.indices { relationships[slot].append(contentsOf: other.relationships[slot], range) }
         versions.append(contentsOf: other.versions[range])
     }
 
@@ -91,6 +94,6 @@ struct RowColumns: Sendable {
         guard !shaped else { return }
         shaped = true
         attributes = Array(repeating: AttributeColumn(), count: attributeCount)
-        relationships = Array(repeating: [], count: relationshipCount)
+        relationships = Array(repeating: RelationshipColumn(), count: relationshipCount)
     }
 }

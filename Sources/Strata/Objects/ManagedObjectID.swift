@@ -58,6 +58,10 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
     private static let temporaryNumbers = Atomic<UInt64>(0)
     private static let processIdentifier = UUID().uuidString
 
+    /// The number, whatever the kind of ID: with ``space``, all an ID is (for columns that store
+    /// IDs as a space and a number).
+    var number64: Int64 { number }
+
     /// A temporary ID's number, unique in the process; `nil` for a permanent ID.
     var temporaryNumber: UInt64? { space.store == nil ? UInt64(bitPattern: number) : nil }
 
