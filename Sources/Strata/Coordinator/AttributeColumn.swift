@@ -59,8 +59,9 @@ struct AttributeColumn: Sendable {
     }
 
     // MARK: Typed reads, for scans that should not box every value
-    // Inlined: a call on a column read from an array (or through a pointer) copies the column
-    // first, a retain and release of each of its arrays, unless the body is in the caller.
+    // Inlined into the scans' loops. Inlining does not spare a column read out of an array the
+    // copy a call makes of it (a retain and release of each of its arrays): hot loops read
+    // columns from `StoredColumns.attributes`, a class's `let`, which they are not copied out of.
 
     /// Whether the position holds no value.
     @inline(__always)

@@ -256,11 +256,12 @@ struct RowTable: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// Every row's relationship targets, slot by slot, with its reference number.
     func forEachTargets(_ body: (Int64, RelationshipTargets) throws -> Void) rethrows {
-        let slots = columns.relationships.indices
+        // Read once: `columns` is the base's, and reading it per row copied its arrays' references.
+        let relationships = columns.relationships
         for (reference, row) in stored {
             switch row {
             case .column(_, let position):
-                for slot in slots { try body(reference, columns.relationships[slot][position]) }
+                for column in relationships { try body(reference, column[position]) }
             case .row(let row):
                 for targets in row.relationships { try body(reference, targets) }
             }
