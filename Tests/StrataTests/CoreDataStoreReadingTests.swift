@@ -93,7 +93,8 @@ struct CoreDataStoreReadingTests {
         #expect(before == Int64(pages))
 
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try await coordinator.addPersistentStore(type: .sqlite, at: url)
+        // The store records persistent history: a writer must too (without the option it opens read-only).
+        try await coordinator.addPersistentStore(type: .sqlite, at: url, options: [PersistentStoreOption.persistentHistoryTracking: true])
         let bookID = try #require(coordinator.managedObjectID(forURIRepresentation: uri))
         try await backgroundContext(coordinator).perform { context in
             let book = try context.existingObject(with: bookID)

@@ -8,7 +8,7 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
         private enum Base: String, Hashable, Sendable {
             case conflict, objectNotFound, noPersistentStore, storeNotFound, unknownStoreType
             case storeAlreadyAdded, unknownEntity, incompatibleStore, storeFromNewerModel, unavailableGeneration
-            case constraintConflict
+            case constraintConflict, unsupportedRequest, invalidHistoryToken, historyTokenExpired
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -34,6 +34,16 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
         public static let storeFromNewerModel = Code(.storeFromNewerModel)
         /// Objects being saved break a uniqueness constraint; see ``PersistenceError/constraintConflicts``.
         public static let constraintConflict = Code(.constraintConflict)
+        /// The store cannot answer the request (a store that does not record persistent history
+        /// asked for it, say).
+        public static let unsupportedRequest = Code(.unsupportedRequest)
+        /// A persistent history token that names none of the coordinator's stores that track
+        /// history: it was taken from another store.
+        public static let invalidHistoryToken = Code(.invalidHistoryToken)
+        /// A persistent history token whose next transactions were deleted: the history after
+        /// it is incomplete (Core Data's `NSPersistentHistoryTokenExpiredError`). Read all that
+        /// is left, or start again from the current state.
+        public static let historyTokenExpired = Code(.historyTokenExpired)
         /// A query generation that is neither the context's nor the current one.
         public static let unavailableGeneration = Code(.unavailableGeneration)
 

@@ -20,8 +20,10 @@ extension PersistentStoreCoordinator {
     /// The permanent IDs for `ids`, in their order.
     private func makePermanentIDs(for ids: [ManagedObjectID]) throws -> [ManagedObjectID] {
         guard let store = persistentStores.first(where: { !$0.isReadOnly }) else {
+            let reasons = persistentStores.compactMap { store in store.readOnlyReason.map { "\(store): \($0)" } }
             throw PersistenceError(
-                .noPersistentStore, objectIDs: ids, "the coordinator has no writable store to save new objects into")
+                .noPersistentStore, objectIDs: ids,
+                "the coordinator has no writable store to save new objects into" + reasons.map { " (\($0))" }.joined())
         }
         let byEntity = Dictionary(grouping: ids.indices, by: { ids[$0].entityName })
         var permanent = ids
@@ -145,10 +147,14 @@ extension PersistentStoreCoordinator {
             for (id, version) in changes.deleted {
                 if let store = isIncremental(id) { incremental[store, default: ChangeSet()].deleted[id] = version } else { atomic.deleted[id] = version }
             }
+            // Each part keeps who saved it, which persistent history records.
+            atomic.origin = changes.origin
+            for store in incremental.keys { incremental[store]?.origin = changes.origin }
         }
         for (identifier, storeChanges) in incremental where byIdentifier[identifier]?.isReadOnly == true {
             let ids = Array(storeChanges.inserted.keys) + Array(storeChanges.updated.keys) + Array(storeChanges.deleted.keys)
-            throw PersistenceError(.storeNotFound, objectIDs: ids, "the store \(identifier) is read-only")
+            let reason = byIdentifier[identifier]?.readOnlyReason.map { ": \($0)" } ?? ""
+            throw PersistenceError(.storeNotFound, objectIDs: ids, "the store \(identifier) is read-only\(reason)")
         }
         return (atomic, incremental.compactMap { identifier, changes in byIdentifier[identifier].map { ($0, changes) } })
     }
@@ -345,7 +351,7 @@ extension PersistentStoreCoordinator {
             throw PersistenceError(.storeNotFound, objectIDs: [id], "the store of \(id) is not part of this coordinator")
         }
         guard !store.isReadOnly else {
-            throw PersistenceError(.storeNotFound, objectIDs: [id], "the store \(storeID) is read-only")
+            throw PersistenceError(.storeNotFound, objectIDs: [id], "the store \(storeID) is read-only\(store.readOnlyReason.map { ": \($0)" } ?? "")")
         }
         return storeID
     }

@@ -74,12 +74,15 @@ extension EntityDescription {
 }
 
 extension AttributeDescription {
-    /// An attribute, for the model DSL; required unless `optional` is true.
+    /// An attribute, for the model DSL; required unless `optional` is true. Persistent history
+    /// keeps its value when an object is deleted if `preservesValueInHistoryOnDeletion` is true
+    /// (Xcode's "Preserve After Deletion").
     public init(
         _ name: String, _ type: AttributeType, optional: Bool = false, transient: Bool = false,
-        defaultValue: AttributeValue? = nil
+        defaultValue: AttributeValue? = nil, preservesValueInHistoryOnDeletion: Bool = false
     ) {
         self.init(name: name, type: type, isOptional: optional, isTransient: transient, defaultValue: defaultValue)
+        self.preservesValueInHistoryOnDeletion = preservesValueInHistoryOnDeletion
     }
 }
 

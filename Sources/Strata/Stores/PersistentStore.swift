@@ -74,6 +74,8 @@ open class PersistentStore: @unchecked Sendable {
         }
         /// Root entity name → the next reference number to hand out in that hierarchy.
         var nextReference: [String: Int64] = [:]
+        /// Why the store refuses saves although it was not added read-only.
+        var readOnlyReason: String?
     }
     private let state: ThreadLocked<State>
 
@@ -115,9 +117,26 @@ open class PersistentStore: @unchecked Sendable {
         }
     }
 
-    /// Whether saves into the store are refused.
+    /// Whether saves into the store are refused: it was added with
+    /// ``PersistentStoreOption/readOnly``, or it must be (see ``readOnlyReason``).
     public var isReadOnly: Bool {
-        (options[PersistentStoreOption.readOnly] as? Bool) ?? false
+        (options[PersistentStoreOption.readOnly] as? Bool) ?? false || readOnlyReason != nil
+    }
+
+    /// Why a store added for writing refuses saves, when it does: a store that records
+    /// persistent history added without ``PersistentStoreOption/persistentHistoryTracking``.
+    public var readOnlyReason: String? {
+        state.withLock { $0.readOnlyReason }
+    }
+
+    /// Makes the store refuse saves, for `reason`.
+    func forceReadOnly(because reason: String) {
+        state.withLock { $0.readOnlyReason = reason }
+    }
+
+    /// Whether the store records persistent history (``PersistentStoreOption/persistentHistoryTracking``).
+    public var tracksPersistentHistory: Bool {
+        (options[PersistentStoreOption.persistentHistoryTracking] as? Bool) ?? false
     }
 
     /// Hands out `count` new reference numbers for objects of the hierarchy rooted at
@@ -173,6 +192,27 @@ open class PersistentStore: @unchecked Sendable {
 
     /// The store is leaving its coordinator.
     func didRemove() {}
+
+    // MARK: Persistent history, called by the coordinator on its queue for stores that track it
+
+    /// The transactions after `position`, oldest first, whose author `authors` keeps.
+    func historyTransactions(
+        after position: PersistentHistoryChangeRequest.Position, authors: PersistentHistoryChangeRequest.AuthorFilter
+    ) throws -> [PersistentHistoryTransaction] {
+        throw PersistenceError(.unsupportedRequest, "the \(type) store does not record persistent history yet")
+    }
+
+    /// Deletes the transactions before `position`; returns how many went.
+    func deleteHistory(before position: PersistentHistoryChangeRequest.Position) throws -> Int {
+        throw PersistenceError(.unsupportedRequest, "the \(type) store does not record persistent history yet")
+    }
+
+    /// The number of the last transaction recorded (0 when none was), and of the first one
+    /// history still holds (`last + 1` when it holds none): a token of a number below
+    /// `firstKept - 1` has expired, the transactions after it deleted.
+    func historyBounds() throws -> (last: Int64, firstKept: Int64) {
+        throw PersistenceError(.unsupportedRequest, "the \(type) store does not record persistent history yet")
+    }
 }
 
 extension PersistentStore: CustomStringConvertible {

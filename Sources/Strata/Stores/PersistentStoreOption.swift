@@ -18,4 +18,11 @@ public enum PersistentStoreOption {
     /// model its file records (``BinaryStoreFile/recordedModel()``); ignored unless the store
     /// is opened read-only, so that it can never write a store with the wrong model.
     public static let skipsModelVersionCheck = "SkipsModelVersionCheck"
+    /// `Bool`: record persistent history, every save's transaction and changes (Core Data's
+    /// `NSPersistentHistoryTrackingKey`); read it with ``PersistentHistoryChangeRequest``.
+    ///
+    /// As in Core Data, a store that has recorded history must go on recording it: added
+    /// without this option, such a store opens read-only (and says so in the log and in the
+    /// error a save into it meets), so that no save goes missing from its history.
+    public static let persistentHistoryTracking = "PersistentHistoryTracking"
 }

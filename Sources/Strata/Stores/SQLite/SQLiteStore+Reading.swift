@@ -13,20 +13,23 @@ extension SQLiteStore {
             let reference = referenceObject(for: id)
         else { return nil }
         return try sqlite {
-            try snapshot.read { connection in
-                var row: Row?
-                let select = try connection.statement(entity.select(where: "t.Z_PK = ? AND t.Z_ENT = ?"))
-                let spaces = idSpaces
-                try select.forEachRow([.integer(reference), .integer(Int64(entity.number))]) { statement in
-                    row = try decode(statement, entity: entity, spaces: spaces).row
-                }
-                guard var row else { return nil }
-                for toMany in entity.toManys {
-                    row.relationships[toMany.slot] = .toMany(try targets(of: toMany, for: reference, spaces: spaces, connection: connection))
-                }
-                return row
-            }
+            try snapshot.read { connection in try readRow(of: entity, reference: reference, connection: connection) }
         }
+    }
+
+    /// One object's row as `connection` sees it.
+    func readRow(of entity: CoreDataSQLiteMapping.Entity, reference: Int64, connection: SQLiteConnection) throws -> Row? {
+        var row: Row?
+        let select = try connection.statement(entity.select(where: "t.Z_PK = ? AND t.Z_ENT = ?"))
+        let spaces = idSpaces
+        try select.forEachRow([.integer(reference), .integer(Int64(entity.number))]) { statement in
+            row = try decode(statement, entity: entity, spaces: spaces).row
+        }
+        guard var row else { return nil }
+        for toMany in entity.toManys {
+            row.relationships[toMany.slot] = .toMany(try targets(of: toMany, for: reference, spaces: spaces, connection: connection))
+        }
+        return row
     }
 
     /// The rows of one entity (not its subentities) that may match `predicate`: what of it

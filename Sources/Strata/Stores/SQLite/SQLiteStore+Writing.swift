@@ -19,11 +19,14 @@ extension SQLiteStore {
         var versions: [ManagedObjectID: Int64] = [:]
         var conflicts: [ManagedObjectID] = []
         var constraintConflicts: [ConstraintConflict] = []
+        let recordsHistory = tracksPersistentHistory
+        var history = HistoryDetails()
 
         // Deletes first: a value a deleted object held under a uniqueness constraint is free for
         // an object this save inserts.
         for (id, version) in changes.deleted {
             let (entity, reference) = try place(of: id)
+            if recordsHistory { history.tombstones[id] = try tombstoneValues(of: entity, reference: reference, connection: connection) }
             try connection.statement("DELETE FROM \(entity.table) WHERE Z_PK = ? AND Z_OPT = ?").run([.integer(reference), .integer(version)])
             if connection.changes == 0 { conflicts.append(id) }
             for toMany in entity.toManys {
@@ -48,6 +51,9 @@ extension SQLiteStore {
             // Only the columns that changed, when the row it started from is known: an unchanged
             // indexed column then costs its index nothing, and Core Data writes no more either.
             let changed = changes.committed[id].map { changedColumns(of: row, from: $0, entity: entity) }
+            if recordsHistory, let before = try changes.committed[id] ?? readRow(of: entity, reference: reference, connection: connection) {
+                history.updatedProperties[id] = changedProperties(from: before, to: row, layout: entity.layout)
+            }
             let update = try statement(changed.map { updateSQL(of: entity, columns: $0) } ?? entity.updateSQL)
             try update.reset()
             try update.bind(.integer(row.version + 1), at: 1)
@@ -98,6 +104,7 @@ extension SQLiteStore {
             let (entity, reference) = try place(of: id)
             if entity.writesToManys { try writeToManys(of: row, entity: entity, reference: reference, connection: connection) }
         }
+        if recordsHistory { try recordHistory(of: changes, details: history, connection: connection) }
         try writeMetadataIfChanged()
         return versions
     }

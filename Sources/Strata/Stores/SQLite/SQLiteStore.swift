@@ -28,6 +28,8 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
     /// snapshot began: when it moves, another connection has committed since.
     private let watcher: ThreadLocked<(connection: SQLiteConnection?, seen: Int64)>
     let mapping: CoreDataSQLiteMapping
+    /// What persistent history records of each entity, in Core Data's tables.
+    let historySchema: CoreDataHistorySchema
     let fileURL: URL
     /// Each entity's ID space by entity number, for the store's UUID they were made with.
     let spaceCache = ThreadLocked<(store: String, spaces: [Int: ObjectIDSpace])?>(nil)
@@ -54,6 +56,7 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         let timeout = (options[PersistentStoreOption.timeout] as? Double).map { Duration.milliseconds(Int64($0 * 1000)) } ?? Self.defaultTimeout
         let readOnly = (options[PersistentStoreOption.readOnly] as? Bool) ?? false
         mapping = CoreDataSQLiteMapping(model: coordinator.managedObjectModel)
+        historySchema = CoreDataHistorySchema(model: coordinator.managedObjectModel, mapping: mapping)
         guard mapping.unsupported.isEmpty else {
             // Refused before any file is opened, so that none is created.
             throw StoreError(
@@ -253,6 +256,7 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
                 try registerTriggerFunctions(on: writer)
                 try writeMetadataIfChanged()
             }
+            try prepareHistory(writer: writer)
         }
     }
 
@@ -391,6 +395,22 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
 
     override func commit(_ changes: ChangeSet) throws -> [ManagedObjectID: Int64] {
         try writeChanges(changes)
+    }
+
+    // MARK: Persistent history (SQLiteStore+History.swift)
+
+    override func historyTransactions(
+        after position: PersistentHistoryChangeRequest.Position, authors: PersistentHistoryChangeRequest.AuthorFilter
+    ) throws -> [PersistentHistoryTransaction] {
+        try readHistory(after: position, authors: authors)
+    }
+
+    override func deleteHistory(before position: PersistentHistoryChangeRequest.Position) throws -> Int {
+        try removeHistory(before: position)
+    }
+
+    override func historyBounds() throws -> (last: Int64, firstKept: Int64) {
+        try readHistoryBounds()
     }
 
     // MARK: The contract's own reads, for callers of the public API

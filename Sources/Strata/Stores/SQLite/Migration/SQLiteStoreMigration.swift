@@ -168,6 +168,7 @@ extension SQLiteStoreMigration {
             try checkRequirements(store: store)
             try convertValues(store: store)
             if let error = failures.error(stage: step.name) { throw error }
+            try renumberHistory()
             try dropOldTables(restoring: triggers)
             try rebuildPrimaryKeys()
             metadata = MigrationManager.migratedMetadata(from: metadata, to: step.destination, renames: step.mapping.entityRenames)
@@ -274,6 +275,22 @@ extension SQLiteStoreMigration {
             return "CASE \(column) " + numbers.sorted { $0.key < $1.key }.map { "WHEN \($0.key) THEN \($0.value)" }.joined(separator: " ") + " END"
         }
 
+        /// Persistent history names each changed object by its entity's number: it follows the
+        /// renumbering, and, as Core Data does when a migration removes an entity, history is cut
+        /// up to the last transaction that touched an object of an entity that does not carry
+        /// over. (The changed-property bits of updates stay as they were written: see
+        /// docs/PersistentHistory.md.)
+        private func renumberHistory() throws {
+            guard try SQLiteStore.hasHistoryTables(connection) else { return }
+            try connection.execute("UPDATE ACHANGE SET ZENTITY = \(renumbering("ZENTITY"))")
+            guard case .integer(let last)? = try connection.scalar("SELECT max(ZTRANSACTIONID) FROM ACHANGE WHERE ZENTITY IS NULL") else { return }
+            try connection.statement("DELETE FROM ACHANGE WHERE ZTRANSACTIONID <= ?").run([.integer(last)])
+            try connection.statement("DELETE FROM ATRANSACTION WHERE Z_PK <= ?").run([.integer(last)])
+            migration.logger.warning(
+                "persistent history cut: an entity it names does not carry over",
+                metadata: ["store": "\(file.path)", "through transaction": "\(last)"])
+        }
+
         // MARK: Swapping
 
         /// Renames the old tables out of the new ones' way, after dropping the triggers (which
@@ -340,7 +357,8 @@ extension SQLiteStoreMigration {
                     tableMaxima[table] = max(tableMaxima[table] ?? 0, value)
                 }
             }
-            try connection.execute("DELETE FROM Z_PRIMARYKEY")
+            // Persistent history's rows (16001 on) keep their counters: its keys are never reused.
+            try connection.execute("DELETE FROM Z_PRIMARYKEY WHERE Z_ENT < \(CoreDataHistorySchema.changeEntity.number)")
             let insert = try connection.statement("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)")
             for entity in to.schema.entities {
                 var value = carried[entity.number] ?? 0

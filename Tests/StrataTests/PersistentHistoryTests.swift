@@ -1,0 +1,286 @@
+import Foundation
+@testable import Strata
+import Testing
+
+/// Persistent history on the SQLite store: what saves record in Core Data's tables, reading it
+/// after a token or a date, deleting it, and the history Core Data wrote into a real store.
+@Suite struct PersistentHistoryTests {
+    static let tracking: [String: any Sendable] = [PersistentStoreOption.persistentHistoryTracking: true]
+
+    /// A model whose `Note` keeps its title after deletion, with a to-one and a to-many.
+    static func model() throws -> ManagedObjectModel {
+        try ManagedObjectModel {
+            EntityDescription("Folder") {
+                AttributeDescription("name", .string)
+                RelationshipDescription("notes", toMany: "Note", inverse: "folder")
+            }
+            EntityDescription("Note") {
+                AttributeDescription("title", .string, preservesValueInHistoryOnDeletion: true)
+                AttributeDescription("body", .string, optional: true)
+                AttributeDescription("stars", .integer16, defaultValue: 0, preservesValueInHistoryOnDeletion: true)
+                RelationshipDescription("folder", toOne: "Folder", inverse: "notes")
+            }
+        }
+    }
+
+    static func open(_ url: URL, options: [String: any Sendable] = tracking) async throws -> PersistentStoreCoordinator {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try model())
+        try await coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
+        return coordinator
+    }
+
+    static func context(_ coordinator: PersistentStoreCoordinator, author: String?, name: String? = nil) async throws -> ManagedObjectContext {
+        let context = backgroundContext(coordinator)
+        try await context.perform { context in
+            context.transactionAuthor = author
+            context.name = name
+        }
+        return context
+    }
+
+    /// Three saves: two notes in a folder, a changed title, a deleted note.
+    static func writeThreeSaves(_ coordinator: PersistentStoreCoordinator) async throws -> (first: ManagedObjectID, second: ManagedObjectID) {
+        let context = try await context(coordinator, author: "app", name: "editor")
+        let ids = try await context.perform { context in
+            let folder = try context.insertNewObject(forEntityName: "Folder")
+            try folder.setValue("Inbox", forKey: "name")
+            var notes: [ManagedObject] = []
+            for title in ["first", "second"] {
+                let note = try context.insertNewObject(forEntityName: "Note")
+                try note.setValue(title, forKey: "title")
+                try note.setValue(Int16(title.count), forKey: "stars")
+                try note.setValue(folder, forKey: "folder")
+                notes.append(note)
+            }
+            try context.save()
+            return (notes[0].objectID, notes[1].objectID)
+        }
+        let sync = try await Self.context(coordinator, author: "sync")
+        try await sync.perform { context in
+            try context.existingObject(with: ids.0).setValue("first, renamed", forKey: "title")
+            try context.save()
+        }
+        try await context.perform { context in
+            context.delete(try context.existingObject(with: ids.1))
+            try context.save()
+        }
+        return ids
+    }
+
+    @Test func eachSaveRecordsATransactionWithItsChanges() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Notes.sqlite")
+        let coordinator = try await Self.open(url)
+        let (first, second) = try await Self.writeThreeSaves(coordinator)
+
+        let transactions = try await coordinator.execute(.fetchHistory(after: nil as PersistentHistoryToken?)).transactions
+        try #require(transactions.count == 3)
+        #expect(transactions.map(\.transactionNumber) == [1, 2, 3])
+        #expect(transactions.map(\.author) == ["app", "sync", "app"])
+        #expect(transactions.map(\.contextName) == ["editor", nil, "editor"])
+        #expect(transactions.allSatisfy { $0.processID == ProcessInfo.processInfo.processName })
+        #expect(transactions.allSatisfy { $0.storeID == coordinator.persistentStores[0].identifier })
+        #expect(transactions.map(\.timestamp) == transactions.map(\.timestamp).sorted())
+
+        let inserts = transactions[0].changes
+        #expect(inserts.count == 3)
+        #expect(inserts.allSatisfy { $0.changeType == .insert && $0.updatedProperties == nil && $0.tombstone == nil })
+        #expect(Set(inserts.map(\.changedObjectID.entityName)) == ["Folder", "Note"])
+        #expect(inserts.map(\.changeID) == [1, 2, 3])
+
+        let update = try #require(transactions[1].changes.first)
+        #expect(transactions[1].changes.count == 1)
+        #expect(update.changeType == .update && update.changedObjectID == first)
+        #expect(update.updatedProperties == ["title"])
+
+        let delete = try #require(transactions[2].changes.first { $0.changedObjectID == second })
+        #expect(delete.changeType == .delete)
+        #expect(delete.tombstone == ["title": .string("second"), "stars": .integer16(6)])
+        // The folder lost a note: its to-many changed, which history records on the folder.
+        let folderChange = try #require(transactions[2].changes.first { $0.changedObjectID.entityName == "Folder" })
+        #expect(folderChange.changeType == .update && folderChange.updatedProperties == ["notes"])
+
+        let later = try await coordinator.execute(.fetchHistory(after: transactions[0])).transactions
+        #expect(later.map(\.transactionNumber) == [2, 3])
+        var others = PersistentHistoryChangeRequest.fetchHistory(after: nil as PersistentHistoryToken?)
+        others.authors = .excluding("app")
+        #expect(try await coordinator.execute(others).transactions.map(\.transactionNumber) == [2])
+        others.authors = .only("app")
+        #expect(try await coordinator.execute(others).transactions.map(\.transactionNumber) == [1, 3])
+        let afterDate = try await coordinator.execute(.fetchHistory(after: transactions[0].timestamp)).transactions
+        #expect(afterDate.allSatisfy { $0.timestamp > transactions[0].timestamp })
+    }
+
+    /// What a save records is in Core Data's tables, as §1–§7 of the format page lay them out.
+    @Test func historyIsWrittenInCoreDataTables() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Notes.sqlite")
+        let coordinator = try await Self.open(url)
+        _ = try await Self.writeThreeSaves(coordinator)
+        let connection = try SQLiteConnection(url: url, readOnly: true, create: false, busyTimeout: .seconds(5))
+        func rows(_ sql: String) throws -> [[SQLiteValue]] {
+            var rows: [[SQLiteValue]] = []
+            try connection.statement(sql).forEachRow { row in rows.append((0..<row.columnCount).map { row.value($0) }) }
+            return rows
+        }
+        #expect(try rows("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT > 16000 ORDER BY Z_ENT") == [
+            [.integer(16001), .text("CHANGE"), .integer(0), .integer(6)],
+            [.integer(16002), .text("TRANSACTION"), .integer(0), .integer(3)],
+            [.integer(16003), .text("TRANSACTIONSTRING"), .integer(0), .integer(4)],
+        ])
+        #expect(try rows("SELECT ZNAME FROM ATRANSACTIONSTRING ORDER BY Z_PK").map { $0[0] } == [
+            .text("app"), .text("editor"), .text(ProcessInfo.processInfo.processName), .text("sync"),
+        ])
+        #expect(try rows("SELECT Z_ENT, Z_OPT, ZAUTHORTS, ZCONTEXTNAMETS, ZAUTHOR FROM ATRANSACTION ORDER BY Z_PK") == [
+            [.integer(16002), .null, .integer(1), .integer(2), .null],
+            [.integer(16002), .null, .integer(4), .null, .null],
+            [.integer(16002), .null, .integer(1), .integer(2), .null],
+        ])
+        // Note's slots (§4): the to-one `folder`, then the attributes body, stars, title.
+        let update = try rows("SELECT ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS FROM ACHANGE WHERE ZTRANSACTIONID = 2")
+        #expect(update == [[.integer(1), .integer(2), .integer(1), .integer(2), .blob(Data([0b0001_0000]))]])
+        let tombstone = try rows("SELECT ZTOMBSTONE0, ZTOMBSTONE1 FROM ACHANGE WHERE ZCHANGETYPE = 2")
+        #expect(tombstone == [[.text("second"), .integer(6)]])
+        // Created exactly as Core Data creates them.
+        let created = try rows("SELECT sql FROM sqlite_master WHERE tbl_name IN ('ACHANGE', 'ATRANSACTION', 'ATRANSACTIONSTRING') ORDER BY name")
+        let expected = CoreDataHistorySchema.createStatements(tombstones: 2).sorted()
+        #expect(created.map { $0[0] }.compactMap { if case .text(let sql) = $0 { sql } else { nil } }.sorted() == expected)
+    }
+
+    @Test func tokensSurviveRestartsAndExpireWhenTheirHistoryIsDeleted() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Notes.sqlite")
+        var coordinator = try await Self.open(url)
+        _ = try await Self.writeThreeSaves(coordinator)
+        let all = try await coordinator.execute(.fetchHistory(after: nil as PersistentHistoryToken?)).transactions
+        let saved = try JSONEncoder().encode(all[0].token)
+        let current = try #require(try coordinator.currentPersistentHistoryToken())
+        #expect(current == PersistentHistoryToken(storeIdentifier: all[0].storeID, transactionNumber: 3))
+        #expect(all[0].token < all[1].token && all[1].token < current)
+
+        try await coordinator.removePersistentStore(coordinator.persistentStores[0])
+        coordinator = try await Self.open(url)
+        let token = try JSONDecoder().decode(PersistentHistoryToken.self, from: saved)
+        #expect(try await coordinator.execute(.fetchHistory(after: token)).transactions.map(\.transactionNumber) == [2, 3])
+        #expect(try await coordinator.execute(.fetchHistory(after: current)).transactions.isEmpty)
+
+        // Deleting before transaction 2's token keeps it: reading after transaction 1 still works.
+        #expect(try await coordinator.execute(.deleteHistory(before: all[1].token)) == .deleted(count: 1))
+        #expect(try await coordinator.execute(.fetchHistory(after: token)).transactions.map(\.transactionNumber) == [2, 3])
+        #expect(try await coordinator.execute(.deleteHistory(before: all[2].token)) == .deleted(count: 1))
+        await #expect {
+            try await coordinator.execute(.fetchHistory(after: token))
+        } throws: { ($0 as? PersistenceError)?.code == .historyTokenExpired }
+        let left = try await coordinator.execute(.fetchHistory(after: nil as PersistentHistoryToken?)).transactions
+        #expect(left.map(\.transactionNumber) == [3])
+        #expect(left[0].changes.count == 2, "a transaction's changes go with it, no other's")
+        #expect(try await coordinator.execute(.deleteHistory(before: nil as PersistentHistoryToken?)) == .deleted(count: 1))
+        #expect(try coordinator.currentPersistentHistoryToken() == current, "numbers are never reused")
+    }
+
+    @Test func aTokenOfAnotherStoreIsRefused() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let one = try await Self.open(directory.appendingPathComponent("One.sqlite"))
+        let other = try await Self.open(directory.appendingPathComponent("Other.sqlite"))
+        _ = try await Self.writeThreeSaves(other)
+        let foreign = try #require(try other.currentPersistentHistoryToken())
+        await #expect {
+            try await one.execute(.fetchHistory(after: foreign))
+        } throws: { ($0 as? PersistenceError)?.code == .invalidHistoryToken }
+        await #expect {
+            try await one.execute(.deleteHistory(before: foreign))
+        } throws: { ($0 as? PersistenceError)?.code == .invalidHistoryToken }
+    }
+
+    @Test func aStoreWithHistoryOpenedWithoutTrackingIsReadOnly() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Notes.sqlite")
+        let tracked = try await Self.open(url)
+        _ = try await Self.writeThreeSaves(tracked)
+        try await tracked.removePersistentStore(tracked.persistentStores[0])
+
+        let untracked = try await Self.open(url, options: [:])
+        let store = untracked.persistentStores[0]
+        #expect(store.isReadOnly && store.readOnlyReason != nil)
+        await #expect {
+            try await backgroundContext(untracked).perform { context in
+                let folder = try context.insertNewObject(forEntityName: "Folder")
+                try folder.setValue("Lost", forKey: "name")
+                try context.save()
+            }
+        } throws: { error in
+            (error as? PersistenceError).map { $0.code == .noPersistentStore || $0.code == .storeNotFound } ?? false
+        }
+        await #expect {
+            try await untracked.execute(.fetchHistory(after: nil as PersistentHistoryToken?))
+        } throws: { ($0 as? PersistenceError)?.code == .unsupportedRequest }
+        // Objects still read.
+        let count = try await backgroundContext(untracked).perform { try $0.count(for: FetchRequest<ManagedObject>(entityName: "Note")) }
+        #expect(count == 1)
+    }
+
+    /// Core Data's own history, in a store it wrote: one transaction of every object it inserted.
+    @Test(.enabled(if: Fixtures.canReadSharedSQLiteStores))
+    func historyCoreDataWroteReadsAndGoesOn() async throws {
+        let url = try CoreDataStoreReader.copied(Fixtures.sharedSQLiteStores.appendingPathComponent(CoreDataStoreReadingTests.cachedOnly))
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let model = try SQLiteStore.cachedModel(ofStoreAt: url)
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try await coordinator.addPersistentStore(type: .sqlite, at: url, options: Self.tracking)
+        let transactions = try await coordinator.execute(.fetchHistory(after: nil as PersistentHistoryToken?)).transactions
+        try #require(transactions.count == 1)
+        let written = transactions[0]
+        #expect(written.bundleID == "com.apple.dt.xctest.tool" && written.processID == "xctest")
+        #expect(written.author == nil && written.contextName == nil)
+        #expect(written.changes.count == 5_468 && written.changes.allSatisfy { $0.changeType == .insert })
+        // Every change names an object the store holds, by its own entity.
+        let ids = Set(written.changes.map(\.changedObjectID))
+        #expect(ids.count == 5_468)
+        let found = try await backgroundContext(coordinator).perform { context in
+            var found = 0
+            for entity in model.entities where !entity.isAbstract {
+                var request = FetchRequest<ManagedObject>(entityName: entity.name)
+                request.includesSubentities = false
+                found += try context.fetch(request).filter { ids.contains($0.objectID) }.count
+            }
+            return found
+        }
+        #expect(found == 5_468)
+
+        let changed = try #require(ids.first { $0.entityName == "Page" })
+        let context = try await Self.context(coordinator, author: "strata")
+        try await context.perform { context in
+            try context.existingObject(with: changed).setValue(Int32(9_999), forKey: "number")
+            try context.save()
+        }
+        let next = try await coordinator.execute(.fetchHistory(after: written)).transactions
+        #expect(next.map(\.transactionNumber) == [2])
+        #expect(next.first?.author == "strata")
+        #expect(next.first?.changes.map(\.changeID) == [5_469])
+        #expect(next.first?.changes.first?.updatedProperties == ["number"])
+    }
+
+    @Test func aCoordinatorWithoutHistoryRefusesHistoryRequests() async throws {
+        let coordinator = try await makeCoordinator(Self.model())
+        #expect(try coordinator.currentPersistentHistoryToken() == nil)
+        await #expect {
+            try await coordinator.execute(.fetchHistory(after: nil as PersistentHistoryToken?))
+        } throws: { ($0 as? PersistenceError)?.code == .unsupportedRequest }
+    }
+
+    @Test func tokensOrderByTransactionNumberWithinAStore() throws {
+        let a = PersistentHistoryToken(storeIdentifier: "S", transactionNumber: 2)
+        let b = PersistentHistoryToken(storeIdentifier: "S", transactionNumber: 10)
+        #expect(a < b && !(b < a) && a != b)
+        let both = PersistentHistoryToken(transactionNumbers: ["S": 2, "T": 1])
+        let later = PersistentHistoryToken(transactionNumbers: ["S": 2, "T": 5])
+        #expect(both < later)
+        let decoded = try JSONDecoder().decode(PersistentHistoryToken.self, from: JSONEncoder().encode(later))
+        #expect(decoded == later)
+    }
+}
