@@ -71,11 +71,11 @@ import Testing
         }
 
         var newer = original
-        newer[8] = 2
+        newer[8] = 3
         try newer.write(to: url)
         let error = #expect(throws: StoreError.self) { try BinaryStore.metadataForPersistentStore(at: url) }
         #expect(error?.code == .newerFormat)
-        #expect(error?.message == "the store is in format version 2; this Strata reads versions up to 1")
+        #expect(error?.message == "the store is in format version 3; this Strata reads versions up to 2")
 
         var huge = original
         huge.replaceSubrange(16..<20, with: [0xFF, 0xFF, 0xFF, 0x7F])

@@ -175,6 +175,55 @@ import Testing
         #expect(refused > 0, "seed \(Self.seed)")
     }
 
+    /// The binary store's history records (format version 2), their content mutated: decoding
+    /// ends in transactions or a ``ByteReader/Failure``, which the reader turns into a
+    /// `StoreError`.
+    @Test func theHistoryDecoderNeverTraps() throws {
+        Self.announce("theHistoryDecoderNeverTraps")
+        let model = try libraryModel()
+        let schema = StoreSchema(model: model, configuration: nil)
+        let spaces = schema.entities.map { ObjectIDSpace.make(store: "fuzz", entityName: $0.name) }
+        let indexes = Dictionary(uniqueKeysWithValues: schema.entities.enumerated().map { ($1.name, $0) })
+        func id(_ entity: String, _ number: Int64) -> ManagedObjectID {
+            ManagedObjectID(entityName: entity, key: .permanent(store: "fuzz", reference: number))
+        }
+        func transaction(_ number: Int64) -> PersistentHistoryTransaction {
+            let insert = PersistentHistoryChange(
+                changeID: 3 * number, changedObjectID: id("Book", 1), changeType: .insert, updatedProperties: nil, tombstone: nil,
+                transactionNumber: number)
+            let update = PersistentHistoryChange(
+                changeID: 3 * number + 1, changedObjectID: id("Author", 2), changeType: .update, updatedProperties: ["name", "books"],
+                tombstone: nil, transactionNumber: number)
+            let tombstone: [String: AttributeValue] = ["title": .string("Chapter \(number)")]
+            let delete = PersistentHistoryChange(
+                changeID: 3 * number + 2, changedObjectID: id("Chapter", 3), changeType: .delete, updatedProperties: nil,
+                tombstone: tombstone, transactionNumber: number)
+            return PersistentHistoryTransaction(
+                transactionNumber: number, storeID: "fuzz", timestamp: Date(timeIntervalSinceReferenceDate: Double(number)),
+                author: number == 2 ? nil : "author", contextName: "context", bundleID: nil, processID: "process",
+                changes: [insert, update, delete])
+        }
+        let transactions = [transaction(1), transaction(2), transaction(3)]
+        var writer = ByteWriter()
+        for transaction in transactions { writer.historyTransaction(transaction, entityIndexes: indexes) }
+        var reader = ByteReader(writer.bytes)
+        #expect(try transactions.map { _ in try reader.historyTransaction(schema: schema, spaces: spaces, store: "fuzz") } == transactions)
+
+        var random = SplitMix64(seed: Self.seed &+ 7)
+        var refused = 0
+        for _ in 0..<Self.cases {
+            var bytes = writer.bytes
+            for _ in 0..<Int.random(in: 1...4, using: &random) { Mutator.mutate(&bytes, using: &random) }
+            var reader = ByteReader(bytes)
+            do {
+                while !reader.isAtEnd { _ = try reader.historyTransaction(schema: schema, spaces: spaces, store: "fuzz") }
+            } catch is ByteReader.Failure {
+                refused += 1
+            }
+        }
+        #expect(refused > 0, "seed \(Self.seed)")
+    }
+
     private static func header(_ url: URL) throws -> BinaryStoreHeader {
         var reader = try BinaryStoreReader(url: url)
         defer { reader.close() }

@@ -2,10 +2,13 @@ import Foundation
 @testable import Strata
 import Testing
 
-/// Persistent history on the SQLite store: what saves record in Core Data's tables, reading it
-/// after a token or a date, deleting it, and the history Core Data wrote into a real store.
+/// Persistent history on every store type: what saves record, reading it after a token or a
+/// date, deleting it; on the SQLite store, in Core Data's tables, and the history Core Data wrote
+/// into a real store.
 @Suite struct PersistentHistoryTests {
     static let tracking: [String: any Sendable] = [PersistentStoreOption.persistentHistoryTracking: true]
+    static let kinds: [StoreType] = [.sqlite, .binary, .inMemory]
+    static let fileKinds: [StoreType] = [.sqlite, .binary]
 
     /// A model whose `Note` keeps its title after deletion, with a to-one and a to-many.
     static func model() throws -> ManagedObjectModel {
@@ -23,9 +26,11 @@ import Testing
         }
     }
 
-    static func open(_ url: URL, options: [String: any Sendable] = tracking) async throws -> PersistentStoreCoordinator {
+    static func open(
+        _ url: URL, _ type: StoreType = .sqlite, options: [String: any Sendable] = tracking
+    ) async throws -> PersistentStoreCoordinator {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: try model())
-        try await coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
+        try await coordinator.addPersistentStore(type: type, at: type == .inMemory ? nil : url, options: options)
         return coordinator
     }
 
@@ -67,11 +72,12 @@ import Testing
         return ids
     }
 
-    @Test func eachSaveRecordsATransactionWithItsChanges() async throws {
+    @Test(arguments: kinds)
+    func eachSaveRecordsATransactionWithItsChanges(_ type: StoreType) async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Notes.sqlite")
-        let coordinator = try await Self.open(url)
+        let url = directory.appendingPathComponent("Notes.store")
+        let coordinator = try await Self.open(url, type)
         let (first, second) = try await Self.writeThreeSaves(coordinator)
 
         let transactions = try await coordinator.execute(.fetchHistory(after: nil as PersistentHistoryToken?)).transactions
@@ -149,11 +155,12 @@ import Testing
         #expect(created.map { $0[0] }.compactMap { if case .text(let sql) = $0 { sql } else { nil } }.sorted() == expected)
     }
 
-    @Test func tokensSurviveRestartsAndExpireWhenTheirHistoryIsDeleted() async throws {
+    @Test(arguments: fileKinds)
+    func tokensSurviveRestartsAndExpireWhenTheirHistoryIsDeleted(_ type: StoreType) async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Notes.sqlite")
-        var coordinator = try await Self.open(url)
+        let url = directory.appendingPathComponent("Notes.store")
+        var coordinator = try await Self.open(url, type)
         _ = try await Self.writeThreeSaves(coordinator)
         let all = try await coordinator.execute(.fetchHistory(after: nil as PersistentHistoryToken?)).transactions
         let saved = try JSONEncoder().encode(all[0].token)
@@ -162,7 +169,7 @@ import Testing
         #expect(all[0].token < all[1].token && all[1].token < current)
 
         try await coordinator.removePersistentStore(coordinator.persistentStores[0])
-        coordinator = try await Self.open(url)
+        coordinator = try await Self.open(url, type)
         let token = try JSONDecoder().decode(PersistentHistoryToken.self, from: saved)
         #expect(try await coordinator.execute(.fetchHistory(after: token)).transactions.map(\.transactionNumber) == [2, 3])
         #expect(try await coordinator.execute(.fetchHistory(after: current)).transactions.isEmpty)
@@ -179,13 +186,26 @@ import Testing
         #expect(left[0].changes.count == 2, "a transaction's changes go with it, no other's")
         #expect(try await coordinator.execute(.deleteHistory(before: nil as PersistentHistoryToken?)) == .deleted(count: 1))
         #expect(try coordinator.currentPersistentHistoryToken() == current, "numbers are never reused")
+
+        // Deleting is durable, and the numbers go on after the last one ever handed out.
+        try await coordinator.removePersistentStore(coordinator.persistentStores[0])
+        coordinator = try await Self.open(url, type)
+        #expect(try await coordinator.execute(.fetchHistory(after: nil as PersistentHistoryToken?)).transactions.isEmpty)
+        try await backgroundContext(coordinator).perform { context in
+            try context.insertNewObject(forEntityName: "Folder").setValue("Later", forKey: "name")
+            try context.save()
+        }
+        let next = try await coordinator.execute(.fetchHistory(after: nil as PersistentHistoryToken?)).transactions
+        #expect(next.map(\.transactionNumber) == [4])
+        #expect(next.first?.changes.map(\.changeID) == [7])
     }
 
-    @Test func aTokenOfAnotherStoreIsRefused() async throws {
+    @Test(arguments: kinds)
+    func aTokenOfAnotherStoreIsRefused(_ type: StoreType) async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let one = try await Self.open(directory.appendingPathComponent("One.sqlite"))
-        let other = try await Self.open(directory.appendingPathComponent("Other.sqlite"))
+        let one = try await Self.open(directory.appendingPathComponent("One.store"), type)
+        let other = try await Self.open(directory.appendingPathComponent("Other.store"), type)
         _ = try await Self.writeThreeSaves(other)
         let foreign = try #require(try other.currentPersistentHistoryToken())
         await #expect {
@@ -196,15 +216,16 @@ import Testing
         } throws: { ($0 as? PersistenceError)?.code == .invalidHistoryToken }
     }
 
-    @Test func aStoreWithHistoryOpenedWithoutTrackingIsReadOnly() async throws {
+    @Test(arguments: fileKinds)
+    func aStoreWithHistoryOpenedWithoutTrackingIsReadOnly(_ type: StoreType) async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Notes.sqlite")
-        let tracked = try await Self.open(url)
+        let url = directory.appendingPathComponent("Notes.store")
+        let tracked = try await Self.open(url, type)
         _ = try await Self.writeThreeSaves(tracked)
         try await tracked.removePersistentStore(tracked.persistentStores[0])
 
-        let untracked = try await Self.open(url, options: [:])
+        let untracked = try await Self.open(url, type, options: [:])
         let store = untracked.persistentStores[0]
         #expect(store.isReadOnly && store.readOnlyReason != nil)
         await #expect {
@@ -282,5 +303,38 @@ import Testing
         #expect(both < later)
         let decoded = try JSONDecoder().decode(PersistentHistoryToken.self, from: JSONEncoder().encode(later))
         #expect(decoded == later)
+    }
+
+    /// A binary store that records history is written in format version 2, one that does not
+    /// stays at version 1; a damaged history record is a typed error, not a crash.
+    @Test func theBinaryFileKeepsHistoryInVersionTwo() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tracked = directory.appendingPathComponent("Tracked.store")
+        let plain = directory.appendingPathComponent("Plain.store")
+        let coordinator = try await Self.open(tracked, .binary)
+        _ = try await Self.writeThreeSaves(coordinator)
+        try await coordinator.removePersistentStore(coordinator.persistentStores[0])
+        let untracked = try await Self.open(plain, .binary, options: [:])
+        _ = try await Self.writeThreeSaves(untracked)
+        try await untracked.removePersistentStore(untracked.persistentStores[0])
+        #expect(try BinaryStoreFile(contentsOf: tracked).formatVersion == 2)
+        #expect(try BinaryStoreFile(contentsOf: plain).formatVersion == 1)
+
+        // The last record before the end record is the history's: damage a byte inside its frame.
+        var bytes = try Data(contentsOf: tracked)
+        var offsets: [Int] = []
+        var offset = 16
+        while offset + 4 <= bytes.count {
+            offsets.append(offset)
+            let length = bytes[offset..<offset + 4].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+            offset += 4 + length
+        }
+        let history = offsets[offsets.count - 2]
+        bytes[history + 4 + 12] ^= 0xFF
+        try bytes.write(to: tracked)
+        await #expect {
+            try await Self.open(tracked, .binary)
+        } throws: { ($0 as? StoreError)?.code == .corruptFile }
     }
 }

@@ -80,9 +80,21 @@ extension PersistentStoreCoordinator {
             do {
                 for (identifier, storeChanges) in prepared.perStore {
                     guard let store = persistentStores.first(where: { $0.identifier == identifier }) else { continue }
-                    try store.commit(
-                        storeChanges, tables: prepared.stores[identifier] ?? [:], previous: prepared.base.stores[identifier] ?? [:],
-                        model: managedObjectModel)
+                    let previous = prepared.base.stores[identifier] ?? [:]
+                    // Recorded before the store writes, so that a file store writes it with the
+                    // objects; taken back if the write fails.
+                    let log = store.tracksPersistentHistory ? store.historyLog.current : nil
+                    if let log {
+                        store.historyLog.append(
+                            HistoryRecorder.transaction(
+                                for: storeChanges, previous: previous, model: managedObjectModel, store: identifier, log: log))
+                    }
+                    do {
+                        try store.commit(storeChanges, tables: prepared.stores[identifier] ?? [:], previous: previous, model: managedObjectModel)
+                    } catch {
+                        if let log { store.historyLog.current = log }
+                        throw error
+                    }
                 }
             } catch {
                 atomicFailure = error
@@ -202,6 +214,8 @@ extension PersistentStoreCoordinator {
             for (id, row) in changes.inserted { perStore[id.persistentStoreIdentifier ?? "", default: ChangeSet()].inserted[id] = row }
             for (id, row) in changes.updated { perStore[id.persistentStoreIdentifier ?? "", default: ChangeSet()].updated[id] = row }
             for (id, version) in changes.deleted { perStore[id.persistentStoreIdentifier ?? "", default: ChangeSet()].deleted[id] = version }
+            for (id, row) in changes.committed { perStore[id.persistentStoreIdentifier ?? ""]?.committed[id] = row }
+            for store in perStore.keys { perStore[store]?.origin = changes.origin }
         }
         let created = edits.groups.compactMapValues { group -> ReferenceMembership? in
             let references = group.lazy.filter(\.isInsert).map(\.reference)

@@ -98,6 +98,8 @@ public struct MigrationManager: Sendable {
         } finish: {
             // Thrown before the new file is swapped in: the store is left as it was.
             try rows.finish()
+        } history: { transactions in
+            HistoryLog.migrated(transactions, renames: renames)
         }
         return rows.report
     }

@@ -194,24 +194,43 @@ open class PersistentStore: @unchecked Sendable {
     func didRemove() {}
 
     // MARK: Persistent history, called by the coordinator on its queue for stores that track it
+    //
+    // A store whose objects the coordinator holds keeps its history in `historyLog`, which the
+    // coordinator appends to as it commits; the SQLite store keeps its own in its tables.
+
+    /// The history of a store the coordinator holds whole; the SQLite store's is in its file.
+    let historyLog = HistoryLog()
 
     /// The transactions after `position`, oldest first, whose author `authors` keeps.
     func historyTransactions(
         after position: PersistentHistoryChangeRequest.Position, authors: PersistentHistoryChangeRequest.AuthorFilter
     ) throws -> [PersistentHistoryTransaction] {
-        throw PersistenceError(.unsupportedRequest, "the \(type) store does not record persistent history yet")
+        historyLog.transactions(after: position, authors: authors, store: identifier)
     }
 
-    /// Deletes the transactions before `position`; returns how many went.
+    /// Deletes the transactions before `position`, durably; returns how many went.
     func deleteHistory(before position: PersistentHistoryChangeRequest.Position) throws -> Int {
-        throw PersistenceError(.unsupportedRequest, "the \(type) store does not record persistent history yet")
+        let (kept, removed) = historyLog.deleting(before: position, store: identifier)
+        guard removed > 0 else { return 0 }
+        let previous = historyLog.current
+        historyLog.current = kept
+        do {
+            try historyDidShrink()
+        } catch {
+            historyLog.current = previous
+            throw error
+        }
+        return removed
     }
+
+    /// Makes a deletion from ``historyLog`` durable: a file store writes itself again.
+    func historyDidShrink() throws {}
 
     /// The number of the last transaction recorded (0 when none was), and of the first one
     /// history still holds (`last + 1` when it holds none): a token of a number below
     /// `firstKept - 1` has expired, the transactions after it deleted.
     func historyBounds() throws -> (last: Int64, firstKept: Int64) {
-        throw PersistenceError(.unsupportedRequest, "the \(type) store does not record persistent history yet")
+        historyLog.bounds
     }
 }
 

@@ -53,7 +53,7 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
         defer { reader.close() }
         let header = try reader.readHeader()
         var merged = metadata
-        for key in [PersistentStore.storeUUIDKey, PersistentStore.storeTypeKey, nextReferencesKey] {
+        for key in [PersistentStore.storeUUIDKey, PersistentStore.storeTypeKey, nextReferencesKey, BinaryStoreFormat.historyCountersKey] {
             merged[key] = header.metadata[key]
         }
         try replaceFile(at: url, lock: lock, finish: { try $0.sync() }) { writer in
@@ -112,6 +112,7 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
         if case .dictionary(let counters)? = metadata.removeValue(forKey: Self.nextReferencesKey) {
             nextReferences = counters.compactMapValues { if case .integer(let n) = $0 { n } else { nil } }
         }
+        let historyCounters = metadata.removeValue(forKey: BinaryStoreFormat.historyCountersKey)
         replaceMetadata(metadata)
         let mappings = try header.schema.entities.map { try SlotMapping(file: $0, model: model, url: fileURL) }
         var references: [String: [Int64]] = [:]
@@ -128,7 +129,28 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
         }
         try checkReferences(in: tables, references: references.mapValues(ReferenceMembership.init))
         raiseCounters(above: references, model: model)
+        loadHistory(reader.history, counters: historyCounters)
         return tables
+    }
+
+    /// Takes the file's persistent history into the store's log. A file that has history,
+    /// added without tracking it, is read-only (as in Core Data: a save would go missing from
+    /// its history).
+    private func loadHistory(_ transactions: [PersistentHistoryTransaction], counters: MetadataValue?) {
+        guard case .dictionary(let numbers)? = counters else { return }
+        guard tracksPersistentHistory else {
+            let reason =
+                "the store records persistent history, and was added without the option persistentHistoryTracking: it is "
+                + "read-only, as in Core Data, so that no save goes missing from its history"
+            forceReadOnly(because: reason)
+            logger.warning("opened read-only: \(reason)", metadata: ["store": "\(fileURL.path)"])
+            return
+        }
+        func number(_ key: String) -> Int64 { if case .integer(let n)? = numbers[key] { n } else { 0 } }
+        historyLog.current = HistoryLog.State(
+            transactions: transactions,
+            lastTransaction: max(number("transaction"), transactions.last?.transactionNumber ?? 0),
+            lastChange: max(number("change"), transactions.flatMap { $0.changes.map(\.changeID) }.max() ?? 0))
     }
 
     /// Makes every hierarchy's next reference number larger than any the store holds: the
@@ -172,13 +194,25 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
         var metadata = metadataForSaving
         // Object counts let tools (migration progress, inspect) know totals before reading.
         metadata[Self.objectCountsKey] = .dictionary(tables.mapValues { .integer(Int64($0.count)) })
+        let history = tracksPersistentHistory ? historyLog.current : nil
+        if let history {
+            metadata[BinaryStoreFormat.historyCountersKey] = .dictionary([
+                "transaction": .integer(history.lastTransaction), "change": .integer(history.lastChange),
+            ])
+        }
         let header = BinaryStoreHeader(metadata: metadata, schema: schema)
         try Self.replaceFile(at: fileURL, lock: lock) { writer in
             try writer.writeHeader(header)
             for entity in schema.entities {
                 if let table = tables[entity.name] { try writer.writeObjects(entity: entity.name, table: table) }
             }
+            if let history { try writer.writeHistory(history.transactions) }
         }
+    }
+
+    override func historyDidShrink() throws {
+        guard let model = persistentStoreCoordinator?.managedObjectModel else { return }
+        try write(tables, model: model)
     }
 
     /// Writes a new file beside `url` with `body`, `fsync`s it, locks it, renames it over `url`

@@ -74,7 +74,7 @@ public struct BinaryStoreFile: Sendable {
         defer { reader.close() }
         let header = try reader.readHeader()
         self.url = url
-        formatVersion = Int(BinaryStoreFormat.version)
+        formatVersion = Int(reader.formatVersion)
         metadata = header.metadata
         schema = header.schema
         entities = header.schema.entities.map { entity in

@@ -8,6 +8,10 @@ struct BinaryStoreReader {
     let url: URL
     private let handle: FileHandle
     private var offset = 0
+    /// The file's format version, once its header is read.
+    private(set) var formatVersion = BinaryStoreFormat.version
+    /// The persistent history the file holds (format version 2), once its records are read.
+    private(set) var history: [PersistentHistoryTransaction] = []
 
     init(url: URL) throws {
         self.url = url
@@ -52,6 +56,7 @@ struct BinaryStoreReader {
         guard version >= 1, flags == 0, reserved == 0 else {
             throw StoreError(.corruptFile, file: url, offset: 8, "the file header is damaged (version \(version), flags \(flags))")
         }
+        formatVersion = version
         var record = try readRecord(expecting: .metadata, chunk: nil)
         do {
             let metadata = try record.metadataValue()
@@ -118,6 +123,7 @@ struct BinaryStoreReader {
     ) throws {
         var chunks = 0
         var objects = 0
+        var historyRecords = 0
         let spaces = schema.entities.map { ObjectIDSpace.make(store: storeIdentifier, entityName: $0.name) }
         while true {
             let start = offset
@@ -132,16 +138,42 @@ struct BinaryStoreReader {
             do {
                 let content = try frame.withUnsafeBytes { try LZ4Frame.decompress($0, maximumSize: BinaryStoreFormat.maximumRecordSize) }
                 var record = ByteReader(content)
-                if (try? record.byte()) == BinaryStoreFormat.RecordKind.end.rawValue {
+                let kind = try record.byte()
+                if kind == BinaryStoreFormat.RecordKind.end.rawValue {
                     let recordedChunks = try record.varint()
                     let recordedObjects = try record.varint()
-                    guard recordedChunks == chunks, recordedObjects == objects, record.isAtEnd else {
+                    guard recordedChunks == chunks, recordedObjects == objects else {
                         throw StoreError(
                             .corruptFile, file: url, offset: start,
                             "the end record counts \(recordedChunks) chunks and \(recordedObjects) objects, but the file holds \(chunks) and \(objects)")
                     }
+                    if formatVersion >= BinaryStoreFormat.historyVersion {
+                        let recordedHistory = try record.varint()
+                        let recordedTransactions = try record.varint()
+                        guard recordedHistory == historyRecords, recordedTransactions == history.count else {
+                            throw StoreError(
+                                .corruptFile, file: url, offset: start,
+                                "the end record counts \(recordedHistory) history records of \(recordedTransactions) transactions, "
+                                    + "but the file holds \(historyRecords) of \(history.count)")
+                        }
+                    }
+                    guard record.isAtEnd else { throw StoreError(.corruptFile, file: url, offset: start, "the end record has trailing bytes") }
                     break
                 }
+                if kind == BinaryStoreFormat.RecordKind.history.rawValue, formatVersion >= BinaryStoreFormat.historyVersion {
+                    // History is not a chunk of objects: read whole here, a damaged record throws.
+                    do {
+                        let count = try record.count(minimumSize: 13)
+                        for _ in 0..<count { history.append(try record.historyTransaction(schema: schema, spaces: spaces, store: storeIdentifier)) }
+                        guard record.isAtEnd else { throw record.fail("the history record has trailing bytes") }
+                    } catch let failure as ByteReader.Failure {
+                        throw StoreError(
+                            .corruptFile, file: url, offset: start, "a history record is damaged at its byte \(failure.offset): \(failure.message)")
+                    }
+                    historyRecords += 1
+                    continue
+                }
+                guard kind == BinaryStoreFormat.RecordKind.objects.rawValue else { throw record.fail("a record of unknown kind \(kind)") }
                 let entityIndex = try record.index(below: schema.entities.count, "entity number")
                 let entity = schema.entities[entityIndex]
                 let count = try record.count(minimumSize: 2 + entity.attributes.count + entity.relationships.count)

@@ -28,10 +28,13 @@ package struct BinaryStoreRewriter {
     /// Writes the new file: `newHeader`, then for every source chunk what `transform` makes of
     /// it, then what `finish` adds; then swaps it in (after copying the original to `backup`,
     /// when given). Nothing changes at `url` when anything throws.
+    /// The source's persistent history goes to the new file (when its header keeps history)
+    /// through `history`, which renames or cuts it as the migration requires.
     package func rewrite(
         to newHeader: BinaryStoreHeader, backup: URL?,
         transform: (StoreSchema.Entity, Rows) throws -> [(String, Rows)],
-        finish: () throws -> [(String, Rows)]
+        finish: () throws -> [(String, Rows)],
+        history: ([PersistentHistoryTransaction]) -> [PersistentHistoryTransaction] = { $0 }
     ) throws {
         if let backup {
             do {
@@ -55,6 +58,7 @@ package struct BinaryStoreRewriter {
             for (entity, rows) in try finish() where !rows.isEmpty {
                 try writer.writeObjects(entity: entity, rows: rows.lazy.map { (key: $0.0, value: $0.1) })
             }
+            try writer.writeHistory(history(reader.history))
         }
     }
 }

@@ -14,6 +14,9 @@ struct BinaryStoreWriter {
     private var buffer = ByteWriter(capacity: BinaryStoreFormat.chunkSize + 4096)
     private var chunks = 0
     private var objects = 0
+    private var formatVersion = UInt16(1)
+    private var historyRecords = 0
+    private var transactions = 0
 
     /// Creates (or empties) the file at `url` for writing.
     init(url: URL) throws {
@@ -25,9 +28,10 @@ struct BinaryStoreWriter {
     /// Writes the fixed header and the metadata record; objects written next follow its schema.
     mutating func writeHeader(_ header: BinaryStoreHeader) throws {
         entityIndexes = Dictionary(uniqueKeysWithValues: header.schema.entities.enumerated().map { ($1.name, $0) })
+        formatVersion = header.metadata[BinaryStoreFormat.historyCountersKey] == nil ? 1 : BinaryStoreFormat.historyVersion
         var fixed = ByteWriter()
         fixed.raw(BinaryStoreFormat.magic)
-        fixed.fixed(BinaryStoreFormat.version)
+        fixed.fixed(formatVersion)
         fixed.fixed(UInt16(0))
         fixed.fixed(UInt32(0))
         try write(fixed.bytes)
@@ -136,6 +140,32 @@ struct BinaryStoreWriter {
         objects += count
     }
 
+    /// Writes persistent history after the objects, in records of about a chunk's size. Only
+    /// in a file whose header says it has history (version 2).
+    mutating func writeHistory(_ history: [PersistentHistoryTransaction]) throws {
+        guard formatVersion >= BinaryStoreFormat.historyVersion else { return }
+        var body = ByteWriter(capacity: BinaryStoreFormat.chunkSize + 4096)
+        var count = 0
+        func flush(_ writer: inout BinaryStoreWriter) throws {
+            guard count > 0 else { return }
+            var record = ByteWriter(capacity: body.count + 16)
+            record.byte(BinaryStoreFormat.RecordKind.history.rawValue)
+            record.varint(count)
+            record.raw(body.bytes)
+            try writer.writeRecord(record.bytes)
+            writer.historyRecords += 1
+            writer.transactions += count
+            body.removeAll()
+            count = 0
+        }
+        for transaction in history {
+            body.historyTransaction(transaction, entityIndexes: entityIndexes)
+            count += 1
+            if body.count >= BinaryStoreFormat.chunkSize { try flush(&self) }
+        }
+        try flush(&self)
+    }
+
     /// Copies records written elsewhere (another file's object records and end record) as they are.
     mutating func writeRaw(_ bytes: [UInt8]) throws {
         try write(bytes)
@@ -152,6 +182,10 @@ struct BinaryStoreWriter {
         record.byte(BinaryStoreFormat.RecordKind.end.rawValue)
         record.varint(chunks)
         record.varint(objects)
+        if formatVersion >= BinaryStoreFormat.historyVersion {
+            record.varint(historyRecords)
+            record.varint(transactions)
+        }
         try writeRecord(record.bytes)
         guard fsync(descriptor) == 0 else { throw Self.failure(url, "cannot flush the file to disk") }
     }

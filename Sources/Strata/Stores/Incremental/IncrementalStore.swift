@@ -195,6 +195,23 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
         nil
     }
 
+    // Persistent history is the store's to record in its own transaction: a store of your own
+    // has none (the SQLite store overrides these).
+
+    override func historyTransactions(
+        after position: PersistentHistoryChangeRequest.Position, authors: PersistentHistoryChangeRequest.AuthorFilter
+    ) throws -> [PersistentHistoryTransaction] {
+        throw PersistenceError(.unsupportedRequest, "\(Self.self) does not record persistent history")
+    }
+
+    override func deleteHistory(before position: PersistentHistoryChangeRequest.Position) throws -> Int {
+        throw PersistenceError(.unsupportedRequest, "\(Self.self) does not record persistent history")
+    }
+
+    override func historyBounds() throws -> (last: Int64, firstKept: Int64) {
+        throw PersistenceError(.unsupportedRequest, "\(Self.self) does not record persistent history")
+    }
+
     /// Commits a save's changes; returns each saved object's new version.
     func commit(_ changes: ChangeSet) throws -> [ManagedObjectID: Int64] {
         let request = SaveChangesRequest(

@@ -52,7 +52,7 @@ extension SQLiteStore {
             // indexed column then costs its index nothing, and Core Data writes no more either.
             let changed = changes.committed[id].map { changedColumns(of: row, from: $0, entity: entity) }
             if recordsHistory, let before = try changes.committed[id] ?? readRow(of: entity, reference: reference, connection: connection) {
-                history.updatedProperties[id] = changedProperties(from: before, to: row, layout: entity.layout)
+                history.updatedProperties[id] = HistoryRecorder.changedProperties(from: .row(before), to: row, layout: entity.layout)
             }
             let update = try statement(changed.map { updateSQL(of: entity, columns: $0) } ?? entity.updateSQL)
             try update.reset()

@@ -25,7 +25,8 @@ struct CoreDataHistorySchema: Sendable {
             guard let columns = mapping.entities[entity.name] else { continue }
             let levels = Self.levels(of: entity, in: byName)
             slots[entity.name] = Self.changedPropertySlots(levels: levels, columns: columns)
-            tombstones[entity.name] = Self.tombstoneAttributes(levels: levels, columns: columns)
+            tombstones[entity.name] = HistoryRecorder.tombstoneAttributes(
+                of: entity, model: model, stored: columns.attributes.map(\.attribute))
         }
         changedPropertySlots = slots
         tombstoneAttributes = tombstones
@@ -63,23 +64,6 @@ struct CoreDataHistorySchema: Sendable {
             CoreDataSQLiteSchema.sortedNames(level.attributes.map(\.name) + level.relationships.map(\.name))
         }
         return groups.flatMap { belongs in ownNames.flatMap { $0.filter(belongs) } }
-    }
-
-    /// §5: the names in each level's userInfo key `NSPersistentHistoryTombstoneAttributes`,
-    /// then its attributes marked to be preserved, from the entity up to its root, each once.
-    private static func tombstoneAttributes(levels: [EntityDescription], columns: CoreDataSQLiteMapping.Entity) -> [String] {
-        let stored = columns.attributes.map(\.attribute)
-        var names: [String] = []
-        for level in levels.reversed() {
-            let listed = (level.userInfo["NSPersistentHistoryTombstoneAttributes"] ?? "")
-                .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            let own = Set(level.attributes.map(\.name) + level.inheritedAttributes.map(\.name))
-            let marked = stored.filter { own.contains($0.name) && $0.preservesValueInHistoryOnDeletion }.map(\.name)
-            for name in listed + marked where !names.contains(name) && stored.contains(where: { $0.name == name }) {
-                names.append(name)
-            }
-        }
-        return names
     }
 
     /// The bytes of `ZCOLUMNS` for an update of `entity` that changed `properties`:

@@ -74,18 +74,6 @@ extension SQLiteStore {
         return values
     }
 
-    /// The properties whose values differ between two rows of one object.
-    func changedProperties(from before: Row, to after: Row, layout: EntityLayout) -> Set<String> {
-        var names: Set<String> = []
-        for (slot, attribute) in layout.attributes.enumerated() where before.attributes[slot] != after.attributes[slot] {
-            names.insert(attribute.name)
-        }
-        for (slot, relationship) in layout.relationships.enumerated() where before.relationships[slot] != after.relationships[slot] {
-            names.insert(relationship.name)
-        }
-        return names
-    }
-
     /// Records one save as a transaction with one change per object, in the save's own SQLite
     /// transaction (§7).
     func recordHistory(of changes: ChangeSet, details: HistoryDetails, connection: SQLiteConnection) throws {

@@ -3,9 +3,12 @@ import Strata
 import StrataMigration
 import Testing
 
-/// A SQLite store's persistent history through a migration in place: it follows the entities'
-/// new numbers, is cut (as Core Data cuts it) when an entity it names goes, and keeps counting.
-@Suite struct SQLiteHistoryMigrationTests {
+/// A store's persistent history through a migration (the SQLite store's in place, the binary
+/// store's by rewriting): it follows the entities (and on SQLite their new numbers), is cut (as
+/// Core Data cuts it) when an entity it names goes, and keeps counting.
+@Suite struct HistoryMigrationTests {
+    static let kinds = ["sqlite", "store"]
+
     static let tracking: [String: any Sendable] = [PersistentStoreOption.persistentHistoryTracking: true]
 
     static func v1() throws -> ManagedObjectModel {
@@ -45,7 +48,7 @@ import Testing
 
     static func save(_ url: URL, model: ManagedObjectModel, _ body: @escaping @Sendable (isolated ManagedObjectContext) throws -> Void) async throws {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        let store = try await coordinator.addPersistentStore(type: .sqlite, at: url, options: tracking)
+        let store = try await coordinator.addPersistentStore(type: type(of: url), at: url, options: tracking)
         try await ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator).perform { context in
             try body(context)
             try context.save()
@@ -55,11 +58,13 @@ import Testing
 
     static func history(_ url: URL, model: ManagedObjectModel) async throws -> [PersistentHistoryTransaction] {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        let store = try await coordinator.addPersistentStore(type: .sqlite, at: url, options: tracking)
+        let store = try await coordinator.addPersistentStore(type: type(of: url), at: url, options: tracking)
         let transactions = try await coordinator.execute(.fetchHistory(after: nil as PersistentHistoryToken?)).transactions
         try await coordinator.removePersistentStore(store)
         return transactions
     }
+
+    static func type(of url: URL) -> StoreType { url.pathExtension == "sqlite" ? .sqlite : .binary }
 
     /// Two saves: a note alone, then a folder with a note.
     static func makeStore(at url: URL) async throws {
@@ -80,10 +85,11 @@ import Testing
         try await MigrationPlan(bundle: bundle).migrateStore(at: url)
     }
 
-    @Test func historyFollowsRenumberedEntitiesAndKeepsCounting() async throws {
+    @Test(arguments: kinds)
+    func historyFollowsRenumberedEntitiesAndKeepsCounting(_ kind: String) async throws {
         let directory = try MigrationFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Notes.sqlite")
+        let url = directory.appendingPathComponent("Notes.\(kind)")
         try await Self.makeStore(at: url)
         let before = try await Self.history(url, model: try Self.v1())
         try await Self.migrate(url, to: try Self.withArchive())
@@ -102,10 +108,11 @@ import Testing
         #expect(next.last?.changes.map(\.changeID) == [4])
     }
 
-    @Test func historyIsCutUpToTheLastTransactionOfAnEntityThatGoes() async throws {
+    @Test(arguments: kinds)
+    func historyIsCutUpToTheLastTransactionOfAnEntityThatGoes(_ kind: String) async throws {
         let directory = try MigrationFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Notes.sqlite")
+        let url = directory.appendingPathComponent("Notes.\(kind)")
         try await Self.makeStore(at: url)
         try await Self.save(url, model: try Self.v1()) { context in
             try context.insertNewObject(forEntityName: "Note").setValue("later", forKey: "title")
