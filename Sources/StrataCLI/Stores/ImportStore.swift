@@ -2,8 +2,9 @@ import ArgumentParser
 import Foundation
 import Strata
 
-/// `strata import STORE --model MODEL --from FILE`: objects from JSON Lines into a new or
-/// existing store, in one save: all of them land, or none.
+/// `strata import STORE --model MODEL --from FILE [--history]`: objects from JSON Lines into a
+/// new or existing store, in one save: all of them land, or none. With `--history`, the save is
+/// recorded in the store's persistent history.
 struct ImportStore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
@@ -18,6 +19,9 @@ struct ImportStore: AsyncParsableCommand {
     @Option(help: "The JSON Lines file to read ('-' for standard input).")
     var from: String
 
+    @Flag(help: "Record the import in the store's persistent history (a store that records history needs it).")
+    var history = false
+
     func run() async throws {
         let model = try ModelSource(path: model).model(version: nil).model
         let data: Data
@@ -30,7 +34,12 @@ struct ImportStore: AsyncParsableCommand {
 
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         let url = URL(fileURLWithPath: store)
-        let added = try await coordinator.addPersistentStore(type: StoreFileKind(of: url).storeType, at: url)
+        let options: [String: any Sendable] = history ? [PersistentStoreOption.persistentHistoryTracking: true] : [:]
+        let added = try await coordinator.addPersistentStore(type: StoreFileKind(of: url).storeType, at: url, options: options)
+        if added.readOnlyReason != nil {
+            try await coordinator.removePersistentStore(added)
+            throw CommandFailure("\(store) records persistent history: import with --history, so that the import is recorded too; nothing was imported")
+        }
         let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
         let result: Result<Int, ImportFailure> = try await context.perform { context in
             do {

@@ -33,9 +33,13 @@ enum StoreFileKind {
     }
 
     /// A coordinator with the store at `url` added read-only, reading properties by name.
-    static func openReadOnly(_ url: URL, model: ManagedObjectModel) async throws -> (PersistentStoreCoordinator, PersistentStore) {
+    /// `history`: with persistent history tracking, so that its history can be read.
+    static func openReadOnly(
+        _ url: URL, model: ManagedObjectModel, history: Bool = false
+    ) async throws -> (PersistentStoreCoordinator, PersistentStore) {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        let options: [String: any Sendable] = [PersistentStoreOption.readOnly: true, PersistentStoreOption.skipsModelVersionCheck: true]
+        var options: [String: any Sendable] = [PersistentStoreOption.readOnly: true, PersistentStoreOption.skipsModelVersionCheck: true]
+        if history { options[PersistentStoreOption.persistentHistoryTracking] = true }
         let store = try await coordinator.addPersistentStore(type: StoreFileKind(of: url).storeType, at: url, options: options)
         return (coordinator, store)
     }
