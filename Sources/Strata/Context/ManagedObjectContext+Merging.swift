@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 extension ManagedObjectContext {
     /// Applies another context's save to this one: the context moves to the save's generation
@@ -9,15 +10,44 @@ extension ManagedObjectContext {
         if graph.generation.number < save.queryGeneration.number {
             graph.generation = persistentStoreCoordinator.currentGeneration
         }
+        merge(ObjectIDChanges(save))
+    }
+
+    /// Applies a save made elsewhere (another process, another coordinator: a persistent
+    /// history transaction, or IDs your own channel carried) to this context, as
+    /// ``mergeChanges(fromContextDidSave:)`` applies one of this coordinator's: the context moves
+    /// to the latest generation, which reads the store as it is now.
+    public func mergeChanges(fromRemoteContextSave changes: ObjectIDChanges) {
+        graph.moveToLatest()
+        merge(changes)
+    }
+
+    /// Applies what a persistent history transaction changed (Core Data's
+    /// `mergeChanges(fromContextDidSave: transaction.objectIDNotification())`).
+    public func mergeChanges(from transaction: PersistentHistoryTransaction) {
+        mergeChanges(fromRemoteContextSave: ObjectIDChanges(transaction))
+    }
+
+    /// Applies a save made elsewhere to each of `contexts`, on each one's executor, in turn
+    /// (Core Data's `NSManagedObjectContext.mergeChanges(fromRemoteContextSave:into:)`).
+    public static func mergeChanges(fromRemoteContextSave changes: ObjectIDChanges, into contexts: [ManagedObjectContext]) async {
+        for context in contexts {
+            await context.mergeChanges(fromRemoteContextSave: changes)
+        }
+    }
+
+    /// Reloads the updated objects this context holds (keeping its unsaved changes on top) and
+    /// lets the deleted ones go, from the generation the context now reads.
+    private func merge(_ changes: ObjectIDChanges) {
         var refreshed: Set<ManagedObjectID> = []
-        for id in save.updatedObjectIDs {
+        for id in changes.updatedObjectIDs {
             guard let object = graph.registered[id] else { continue }
             if object.isFault { continue }
             graph.refresh(object, mergeChanges: true)
             refreshed.insert(id)
         }
         var deleted: Set<ManagedObjectID> = []
-        for id in save.deletedObjectIDs {
+        for id in changes.deletedObjectIDs {
             guard let object = graph.registered[id] else { continue }
             // The objects of this context on the other side of its links let it go, as the
             // other save's delete rules did in the store (a new object here too).
@@ -33,13 +63,16 @@ extension ManagedObjectContext {
             deleted.insert(id)
         }
         let change = ObjectsDidChange(
-            insertedObjectIDs: save.insertedObjectIDs, updatedObjectIDs: [], deletedObjectIDs: deleted, refreshedObjectIDs: refreshed)
-        changes.send(change)
+            insertedObjectIDs: changes.insertedObjectIDs, updatedObjectIDs: [], deletedObjectIDs: deleted, refreshedObjectIDs: refreshed)
+        self.changes.send(change)
     }
 
     /// Whether the context merges every other context's saves on its coordinator as they happen
-    /// (Core Data's `automaticallyMergesChangesFromParent`, the parent here being the coordinator).
-    /// Merges run on the context's executor, between its other work.
+    /// (Core Data's `automaticallyMergesChangesFromParent`, the parent here being the coordinator),
+    /// and other processes' commits to stores that announce them
+    /// (``PersistentStoreOption/remoteChangeNotifications``): with persistent history, each
+    /// transaction since the last one merged, in order; without, by refreshing every object the
+    /// context holds. Merges run on the context's executor, between its other work.
     public var automaticallyMergesChangesFromParent: Bool {
         get { mergingTask != nil }
         set {
@@ -47,13 +80,54 @@ extension ManagedObjectContext {
             mergingTask?.cancel()
             mergingTask = nil
             guard newValue else { return }
-            let saves = persistentStoreCoordinator.didSaveNotifications
+            let coordinator = persistentStoreCoordinator
+            let saves = coordinator.didSaveNotifications
+            let remote = coordinator.remoteChangeNotifications
+            // Where history merging starts: what the stores hold now is what the context reads.
+            let start = try? coordinator.currentPersistentHistoryToken()
             mergingTask = Task { [weak self] in
-                for await save in saves {
-                    guard let self else { return }
-                    await self.mergeChanges(fromContextDidSave: save)
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { [weak self] in
+                        for await save in saves {
+                            guard let self else { return }
+                            await self.mergeChanges(fromContextDidSave: save)
+                        }
+                    }
+                    group.addTask { [weak self] in
+                        var merged = start?.transactionNumbers ?? [:]
+                        for await change in remote {
+                            guard let self else { return }
+                            await self.mergeRemoteChange(change, after: &merged)
+                        }
+                    }
                 }
             }
+        }
+    }
+
+    /// Merges one remote change: the history transactions of its store after the last one
+    /// merged (`merged`, by store, moved on), or, for a store without history, a refresh of
+    /// every object the context holds.
+    private func mergeRemoteChange(_ change: RemoteChange, after merged: inout [String: Int64]) {
+        guard change.historyToken != nil else {
+            graph.moveToLatest()
+            refreshAllObjects()
+            return
+        }
+        let store = change.storeIdentifier
+        let after = merged[store].map { PersistentHistoryToken(storeIdentifier: store, transactionNumber: $0) }
+        var request = PersistentHistoryChangeRequest.fetchHistory(after: after)
+        request.affectedStores = [store]
+        do {
+            for transaction in try execute(request).transactions {
+                mergeChanges(from: transaction)
+                merged[store] = transaction.transactionNumber
+            }
+        } catch {
+            // History deleted past what was merged: the objects held are refreshed instead.
+            graph.logger.warning("cannot read the history of a remote change; refreshing every object", metadata: ["error": "\(error)"])
+            refreshAllObjects()
+            merged[store] = change.historyToken?.transactionNumbers[store]
         }
     }
 

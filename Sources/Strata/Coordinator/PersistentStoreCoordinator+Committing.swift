@@ -65,7 +65,11 @@ extension PersistentStoreCoordinator {
         let prepared = atomicChanges.isEmpty ? nil : try prepare(atomicChanges)
         var versions = prepared?.versions ?? [:]
         var snapshots: [String: StoreSnapshot] = [:]
+        // Another process's commits that this save's new snapshot takes in: announced after it,
+        // as they would have been had the watcher seen them first.
+        var changedOutside: [IncrementalStore] = []
         for (store, storeChanges) in incrementalChanges {
+            if store.postsRemoteChanges, store.hasOutsideChanges { changedOutside.append(store) }
             versions.merge(try store.commit(storeChanges)) { $1 }
             do {
                 snapshots[store.identifier] = try StoreSnapshot(store: store)
@@ -111,6 +115,7 @@ extension PersistentStoreCoordinator {
             state.generation = next
             return next
         }
+        for store in changedOutside { announceRemoteChange(of: store) }
         if let atomicFailure { throw atomicFailure }
         guard let origin = changes.origin else { return CommitResult(generation: next, didSave: nil, versions: versions) }
         let didSave = ContextDidSave(

@@ -20,6 +20,10 @@ public actor PersistentStoreCoordinator {
     let logger = Logger(label: "strata.coordinator")
     /// Every context's saves on this coordinator.
     nonisolated let saves = Broadcast<ContextDidSave>()
+    /// Other processes' and coordinators' commits to stores that announce them.
+    nonisolated let remoteChanges = Broadcast<RemoteChange>()
+    /// Where remote changes are posted to `NotificationCenter`, in order, off the coordinator's queue.
+    nonisolated let notificationQueue = DispatchQueue(label: "strata.coordinator.notifications")
     /// The highest row version a commit has written: an object written back after a deletion
     /// goes on above it (see `apply`).
     var highestVersionWritten: Int64 = 0
@@ -70,16 +74,21 @@ public actor PersistentStoreCoordinator {
         }
     }
 
-    /// Starts a generation with new snapshots of the incremental stores that changed outside.
-    private func takeOutsideChanges() throws -> Generation {
+    /// Starts a generation with new snapshots of the incremental stores that changed outside,
+    /// and announces those changes for the stores that post remote changes.
+    func takeOutsideChanges() throws -> Generation {
         var fresh: [String: StoreSnapshot] = [:]
+        var changed: [IncrementalStore] = []
         for store in persistentStores.compactMap({ $0 as? IncrementalStore }) where store.hasOutsideChanges {
             fresh[store.identifier] = try StoreSnapshot(store: store)
+            changed.append(store)
         }
-        return published.withLock { state in
+        let generation = published.withLock { state in
             if !fresh.isEmpty { state.generation = state.generation.next(replacing: fresh) }
             return state.generation
         }
+        for store in changed where store.postsRemoteChanges { announceRemoteChange(of: store) }
+        return generation
     }
 
     /// The store at `url`, if the coordinator has one there.

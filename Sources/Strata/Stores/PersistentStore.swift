@@ -134,6 +134,12 @@ open class PersistentStore: @unchecked Sendable {
         state.withLock { $0.readOnlyReason = reason }
     }
 
+    /// Whether the coordinator announces other processes' commits to the store
+    /// (``PersistentStoreOption/remoteChangeNotifications``).
+    public var postsRemoteChanges: Bool {
+        (options[PersistentStoreOption.remoteChangeNotifications] as? Bool) ?? false
+    }
+
     /// Whether the store records persistent history (``PersistentStoreOption/persistentHistoryTracking``).
     public var tracksPersistentHistory: Bool {
         (options[PersistentStoreOption.persistentHistoryTracking] as? Bool) ?? false

@@ -25,4 +25,11 @@ public enum PersistentStoreOption {
     /// without this option, such a store opens read-only (and says so in the log and in the
     /// error a save into it meets), so that no save goes missing from its history.
     public static let persistentHistoryTracking = "PersistentHistoryTracking"
+
+    /// `Bool`: announce other processes' (and other coordinators') commits to the store as
+    /// ``RemoteChange``s (Core Data's `NSPersistentStoreRemoteChangeNotificationPostOptionKey`).
+    /// A SQLite store watches its files for writes (inotify on Linux, and a check a second
+    /// whatever happens); the coordinator then takes the change in and posts it. The binary
+    /// store is locked by the one coordinator that writes it, so nothing else commits to it.
+    public static let remoteChangeNotifications = "RemoteChangeNotifications"
 }

@@ -8,19 +8,46 @@
 //   Adds one to the Counter COUNT times, each in a save of its own that also inserts an Item
 //   with index WORKER × 1,000,000 + i; a save that meets another process's change refreshes
 //   and tries again. Prints "done, N retries" (the two-process test: no increment may be lost).
+// Usage: StoreCrashHelper STORE sqlite history COUNT PAUSE-MS
+//   With persistent history tracking, as author "writer": COUNT saves, PAUSE-MS apart, save n
+//   inserting Item n, setting the Counter to n and, from the second on, deleting Item n - 1.
+//   Prints "saved n SECONDS" after each, SECONDS the wall clock when the save returned (the
+//   remote-change test measures how long until another process hears of it).
 import Foundation
 import Strata
 
 let arguments = CommandLine.arguments
 guard arguments.count == 2 || arguments.count == 3 || arguments.count == 6 else {
-    FileHandle.standardError.write(Data("usage: StoreCrashHelper STORE [binary|sqlite] [increment COUNT WORKER]\n".utf8))
+    FileHandle.standardError.write(Data("usage: StoreCrashHelper STORE [binary|sqlite] [increment COUNT WORKER | history COUNT PAUSE-MS]\n".utf8))
     exit(2)
 }
 let model = try CrashModel.make()
 let type: StoreType = arguments.count > 2 && arguments[2] == "sqlite" ? .sqlite : .binary
 let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-try await coordinator.addPersistentStore(type: type, at: URL(fileURLWithPath: arguments[1]))
+let tracksHistory = arguments.count == 6 && arguments[3] == "history"
+try await coordinator.addPersistentStore(
+    type: type, at: URL(fileURLWithPath: arguments[1]), options: [PersistentStoreOption.persistentHistoryTracking: tracksHistory])
 let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+
+if tracksHistory, let count = Int64(arguments[4]), let pause = UInt64(arguments[5]) {
+    try await context.perform { $0.transactionAuthor = "writer" }
+    for step in 1...count {
+        try await context.perform { context in
+            let counter = try context.fetch(FetchRequest<ManagedObject>(entityName: "Counter")).first
+                ?? context.insertNewObject(forEntityName: "Counter")
+            try counter.setValue(step, forKey: "value")
+            let item = try context.insertNewObject(forEntityName: "Item")
+            try item.setValue(step, forKey: "index")
+            var previous = FetchRequest<ManagedObject>(entityName: "Item")
+            previous.predicate = try FetchPredicate(format: "index == %lld", step - 1)
+            for old in try context.fetch(previous) { context.delete(old) }
+            try context.save()
+        }
+        FileHandle.standardOutput.write(Data("saved \(step) \(Date().timeIntervalSince1970)\n".utf8))
+        try await Task.sleep(nanoseconds: pause * 1_000_000)
+    }
+    exit(0)
+}
 
 if arguments.count == 6, arguments[3] == "increment", let count = Int64(arguments[4]), let worker = Int64(arguments[5]) {
     let retries = try await context.perform { context in

@@ -41,6 +41,8 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         var stored: [String: MetadataValue] = [:]
         /// Per root entity number, reference numbers taken from `Z_PRIMARYKEY` not handed out yet.
         var reserved: [Int: ClosedRange<Int64>] = [:]
+        /// What notices other processes' commits, for a store that announces them.
+        var changeWatcher: FileChangeWatcher?
     }
     var state = State()
 
@@ -223,7 +225,10 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
 
     /// Creates a new store's tables, or writes metadata the coordinator brought up to date.
     override func didAdd() throws {
-        guard let writer else { return }
+        guard let writer else {
+            watchForOutsideChanges()
+            return
+        }
         try sqlite {
             if state.isNew {
                 // Core Data's settings: WAL, and incremental auto-vacuum (set before the first table).
@@ -258,6 +263,21 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
             }
             try prepareHistory(writer: writer)
         }
+        watchForOutsideChanges()
+    }
+
+    /// Starts the watch on the store's files when it announces remote changes: a write to them
+    /// makes the coordinator look at `PRAGMA data_version`, on its own queue.
+    private func watchForOutsideChanges() {
+        guard postsRemoteChanges, state.changeWatcher == nil else { return }
+        let identifier = identifier
+        let name = fileURL.lastPathComponent
+        state.changeWatcher = FileChangeWatcher(
+            directory: fileURL.deletingLastPathComponent(), names: [name, name + "-wal"]
+        ) { [weak coordinator = persistentStoreCoordinator] in
+            guard let coordinator else { return }
+            Task { await coordinator.noticeOutsideChanges(of: identifier) }
+        }
     }
 
     /// Core Data keeps derived attributes with triggers (`Z_DA_…`) that update the derived column
@@ -290,6 +310,8 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
     /// Closes the writer and the idle connections: the file is the store's no longer. Contexts
     /// still pinned to a generation of the store keep their snapshots until they move on.
     override func didRemove() {
+        state.changeWatcher?.stop()
+        state.changeWatcher = nil
         writer = nil
         watcher.withLock { $0.connection = nil }
         pool.drain()

@@ -1,0 +1,42 @@
+import Foundation
+import Logging
+
+extension PersistentStoreCoordinator {
+    /// Commits other processes (or other coordinators) make to this coordinator's stores that
+    /// were added with ``PersistentStoreOption/remoteChangeNotifications``, from now on, in the
+    /// order they are noticed. The same changes are posted to `NotificationCenter.default` as
+    /// ``RemoteChange/notificationName``, on a queue of the coordinator's.
+    public nonisolated var remoteChangeNotifications: AsyncStream<RemoteChange> {
+        remoteChanges.subscribe()
+    }
+
+    /// A store's files were written: if another connection committed, take the change in (a
+    /// new generation) and announce it. Called by the store's file watcher.
+    func noticeOutsideChanges(of storeIdentifier: String) {
+        guard let store = persistentStores.first(where: { $0.identifier == storeIdentifier }) as? IncrementalStore,
+            store.hasOutsideChanges
+        else { return }
+        do {
+            _ = try takeOutsideChanges()
+        } catch {
+            logger.error("another process changed a store that cannot be read now: \(error)", metadata: ["store": "\(storeIdentifier)"])
+        }
+    }
+
+    /// Posts a remote change of `store`, with its current history token when it records history.
+    func announceRemoteChange(of store: PersistentStore) {
+        var token: PersistentHistoryToken?
+        if store.tracksPersistentHistory {
+            do {
+                token = PersistentHistoryToken(storeIdentifier: store.identifier, transactionNumber: try store.historyBounds().last)
+            } catch {
+                logger.error("cannot read the history token of a changed store: \(error)", metadata: ["store": "\(store.identifier)"])
+            }
+        }
+        let change = RemoteChange(storeIdentifier: store.identifier, storeURL: store.url, historyToken: token)
+        remoteChanges.send(change)
+        notificationQueue.async { [self] in
+            NotificationCenter.default.post(change.notification(object: self))
+        }
+    }
+}

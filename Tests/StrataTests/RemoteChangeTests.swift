@@ -1,0 +1,214 @@
+import Foundation
+@testable import Strata
+import StrataTestSupport
+import Testing
+
+/// Remote change notifications: a coordinator hears of commits that other coordinators (in
+/// this process or another) make to a SQLite store it shares with them, and contexts merge
+/// them, through persistent history when the store records it.
+@Suite struct RemoteChangeTests {
+    static let model = try! ManagedObjectModel {
+        EntityDescription("Counter") { AttributeDescription("value", .integer64, defaultValue: 0) }
+        EntityDescription("Item") { AttributeDescription("index", .integer64) }
+        EntityDescription("Filler") { AttributeDescription("text", .string) }
+    }
+
+    static func open(_ url: URL, history: Bool = true, remote: Bool = true) async throws -> PersistentStoreCoordinator {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try await coordinator.addPersistentStore(
+            type: .sqlite, at: url,
+            options: [PersistentStoreOption.persistentHistoryTracking: history, PersistentStoreOption.remoteChangeNotifications: remote])
+        return coordinator
+    }
+
+    /// The next value of `stream`, or `nil` after `seconds`.
+    static func next<Value: Sendable>(_ stream: AsyncStream<Value>, within seconds: Double) async -> Value? {
+        await withTaskGroup(of: Value?.self) { group in
+            group.addTask {
+                var iterator = stream.makeAsyncIterator()
+                return await iterator.next()
+            }
+            group.addTask {
+                try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    static func setCounter(_ value: Int64, in coordinator: PersistentStoreCoordinator) async throws {
+        try await backgroundContext(coordinator).perform { context in
+            let counter = try context.fetch(FetchRequest<ManagedObject>(entityName: "Counter")).first
+                ?? context.insertNewObject(forEntityName: "Counter")
+            try counter.setValue(value, forKey: "value")
+            try context.save()
+        }
+    }
+
+    @Test func aCoordinatorHearsAnotherOnesCommitsAndContextsMergeThem() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Shared.sqlite")
+        let writer = try await Self.open(url)
+        try await Self.setCounter(1, in: writer)
+        let reader = try await Self.open(url)
+
+        let viewer = backgroundContext(reader)
+        let counterID = try await viewer.perform { context in
+            context.automaticallyMergesChangesFromParent = true
+            let counter = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Counter")).first)
+            #expect(try counter.value(forKey: "value") as? Int64 == 1)
+            return counter.objectID
+        }
+        let posted = ThreadLocked<[Notification]>([])
+        let observer = NotificationCenter.default.addObserver(forName: RemoteChange.notificationName, object: reader, queue: nil) { note in
+            posted.withLock { $0.append(note) }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        let changes = reader.remoteChangeNotifications
+
+        try await Self.setCounter(2, in: writer)
+        let change = try #require(await Self.next(changes, within: 10), "the reader heard of the writer's save")
+        #expect(change.storeIdentifier == reader.persistentStores[0].identifier)
+        #expect(change.storeURL?.standardizedFileURL == url.standardizedFileURL)
+        #expect(change.historyToken == (try writer.currentPersistentHistoryToken()))
+
+        // The context that merges automatically shows the writer's value, from history.
+        var merged: Int64?
+        for _ in 0..<100 {
+            merged = try await viewer.perform { try $0.existingObject(with: counterID).value(forKey: "value") as? Int64 }
+            if merged == 2 { break }
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        #expect(merged == 2)
+        for _ in 0..<100 where posted.withLock({ $0.isEmpty }) { try await Task.sleep(nanoseconds: 20_000_000) }
+        let note = try #require(posted.withLock { $0.first })
+        #expect(note.userInfo?[RemoteChange.storeUUIDKey] as? String == change.storeIdentifier)
+        #expect(note.userInfo?[RemoteChange.historyTokenKey] as? PersistentHistoryToken == change.historyToken)
+
+        // Its own saves are not remote changes.
+        try await Self.setCounter(3, in: reader)
+        #expect(await Self.next(changes, within: 1.5) == nil, "a coordinator's own save is no remote change")
+    }
+
+    @Test func withoutHistoryAMergingContextRefreshesWhatItHolds() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Shared.sqlite")
+        let writer = try await Self.open(url, history: false, remote: false)
+        try await Self.setCounter(1, in: writer)
+        let reader = try await Self.open(url, history: false)
+        let viewer = backgroundContext(reader)
+        let counterID = try await viewer.perform { context in
+            context.automaticallyMergesChangesFromParent = true
+            return try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Counter")).first).objectID
+        }
+        let changes = reader.remoteChangeNotifications
+        try await Self.setCounter(5, in: writer)
+        let change = try #require(await Self.next(changes, within: 10))
+        #expect(change.historyToken == nil)
+        var merged: Int64?
+        for _ in 0..<100 {
+            merged = try await viewer.perform { try $0.existingObject(with: counterID).value(forKey: "value") as? Int64 }
+            if merged == 5 { break }
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        #expect(merged == 5)
+    }
+
+    /// Core Data's pattern by hand: history after the last token merged into a context.
+    @Test func historyTransactionsMergeIntoAContext() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Shared.sqlite")
+        let writer = try await Self.open(url, remote: false)
+        try await Self.setCounter(1, in: writer)
+        let reader = try await Self.open(url, remote: false)
+        let context = backgroundContext(reader)
+        let (counterID, token) = try await context.perform { context in
+            let counter = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Counter")).first)
+            return (counter.objectID, try reader.currentPersistentHistoryToken())
+        }
+        try await Self.setCounter(7, in: writer)
+        let value = try await context.perform { context in
+            let transactions = try context.execute(.fetchHistory(after: token)).transactions
+            #expect(transactions.count == 1)
+            for transaction in transactions { context.mergeChanges(from: transaction) }
+            return try context.existingObject(with: counterID).value(forKey: "value") as? Int64
+        }
+        #expect(value == 7)
+    }
+
+    /// Two processes on one store: the helper saves in a loop; this process hears every save
+    /// through remote changes, reads its transaction from history (in order, as written) and
+    /// measures how long after the save that was.
+    @Test func anotherProcessesSavesArriveInOrderThroughHistory() async throws {
+        let helper = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("StoreCrashHelper")
+        try #require(FileManager.default.isExecutableFile(atPath: helper.path), "build the helper first (scripts/test does)")
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Shared.sqlite")
+        let reader = try await Self.open(url)
+        let changes = reader.remoteChangeNotifications
+        let saves = 40
+        let process = Process()
+        process.executableURL = helper
+        process.arguments = [url.path, "sqlite", "history", "\(saves)", "25"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+
+        var transactions: [PersistentHistoryTransaction] = []
+        var arrivals: [Int64: Double] = [:]
+        var token: PersistentHistoryToken?
+        let deadline = Date().addingTimeInterval(60)
+        while transactions.count < saves, Date() < deadline {
+            guard await Self.next(changes, within: 5) != nil else { continue }
+            let read = try await reader.execute(.fetchHistory(after: token)).transactions
+            let now = Date().timeIntervalSince1970
+            for transaction in read { arrivals[transaction.transactionNumber] = now }
+            transactions += read
+            token = transactions.last?.token ?? token
+        }
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        var savedAt: [Int64: Double] = [:]
+        for line in printed.split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            if parts.count == 3, let step = Int64(parts[1]), let time = Double(parts[2]) { savedAt[step] = time }
+        }
+
+        try #require(transactions.count == saves, "every save was heard of")
+        #expect(transactions.map(\.transactionNumber) == (1...Int64(saves)).map { $0 }, "in order")
+        #expect(transactions.allSatisfy { $0.author == "writer" })
+        for (offset, transaction) in transactions.enumerated() {
+            let kinds = transaction.changes.map { "\($0.changeType) \($0.changedObjectID.entityName)" }.sorted()
+            if offset == 0 {
+                #expect(kinds == ["insert Counter", "insert Item"])
+            } else {
+                #expect(kinds == ["delete Item", "insert Item", "update Counter"], "save \(offset + 1)")
+                #expect(transaction.changes.first { $0.changeType == .update }?.updatedProperties == ["value"])
+            }
+        }
+        let state = try await backgroundContext(reader).perform { context in
+            let counter = try context.fetch(FetchRequest<ManagedObject>(entityName: "Counter")).first?.value(forKey: "value") as? Int64
+            let items = try context.fetch(FetchRequest<ManagedObject>(entityName: "Item")).compactMap { try $0.value(forKey: "index") as? Int64 }
+            return (counter, items)
+        }
+        #expect(state.0 == Int64(saves) && state.1 == [Int64(saves)])
+
+        // Latency from a save's return in the writer to its transaction read here.
+        let latencies = (1...Int64(saves)).compactMap { step in
+            arrivals[step].flatMap { arrival in savedAt[step].map { max(0, arrival - $0) * 1000 } }
+        }.sorted()
+        try #require(latencies.count == saves)
+        let median = latencies[latencies.count / 2]
+        let p99 = latencies[min(latencies.count - 1, Int((Double(latencies.count) * 0.99).rounded(.up)) - 1)]
+        print("RemoteChangeTests: \(saves) saves from another process, latency to history read: median \(String(format: "%.1f", median)) ms, p99 \(String(format: "%.1f", p99)) ms")
+        #expect(p99 < 5_000, "every save was heard of within seconds (median \(median) ms, p99 \(p99) ms)")
+    }
+}
