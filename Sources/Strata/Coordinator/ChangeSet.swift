@@ -14,6 +14,15 @@ struct ChangeSet: Sendable {
 
     /// Who saved, for the notification the commit sends.
     var origin: ContextDidSaveOrigin?
+    /// For a change no context sends (a batch request's): the author and context name
+    /// persistent history records, in place of the origin's.
+    var author: String?
+    var contextName: String?
+
+    /// The author persistent history records.
+    var historyAuthor: String? { origin?.transactionAuthor ?? author }
+    /// The context name persistent history records.
+    var historyContextName: String? { origin?.contextName ?? contextName }
 
     var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 }

@@ -166,7 +166,12 @@ extension PersistentStoreCoordinator {
             }
             // Each part keeps who saved it, which persistent history records.
             atomic.origin = changes.origin
-            for store in incremental.keys { incremental[store]?.origin = changes.origin }
+            (atomic.author, atomic.contextName) = (changes.author, changes.contextName)
+            for store in incremental.keys {
+                incremental[store]?.origin = changes.origin
+                incremental[store]?.author = changes.author
+                incremental[store]?.contextName = changes.contextName
+            }
         }
         for (identifier, storeChanges) in incremental where byIdentifier[identifier]?.isReadOnly == true {
             let ids = Array(storeChanges.inserted.keys) + Array(storeChanges.updated.keys) + Array(storeChanges.deleted.keys)
@@ -220,7 +225,11 @@ extension PersistentStoreCoordinator {
             for (id, row) in changes.updated { perStore[id.persistentStoreIdentifier ?? "", default: ChangeSet()].updated[id] = row }
             for (id, version) in changes.deleted { perStore[id.persistentStoreIdentifier ?? "", default: ChangeSet()].deleted[id] = version }
             for (id, row) in changes.committed { perStore[id.persistentStoreIdentifier ?? ""]?.committed[id] = row }
-            for store in perStore.keys { perStore[store]?.origin = changes.origin }
+            for store in perStore.keys {
+                perStore[store]?.origin = changes.origin
+                perStore[store]?.author = changes.author
+                perStore[store]?.contextName = changes.contextName
+            }
         }
         let created = edits.groups.compactMapValues { group -> ReferenceMembership? in
             let references = group.lazy.filter(\.isInsert).map(\.reference)

@@ -45,8 +45,8 @@ enum HistoryRecorder {
             record(id, .delete, nil, tombstone)
         }
         return PersistentHistoryTransaction(
-            transactionNumber: number, storeID: store, timestamp: Date(), author: changes.origin?.transactionAuthor,
-            contextName: changes.origin?.contextName, bundleID: Bundle.main.bundleIdentifier, processID: ProcessInfo.processInfo.processName,
+            transactionNumber: number, storeID: store, timestamp: Date(), author: changes.historyAuthor,
+            contextName: changes.historyContextName, bundleID: Bundle.main.bundleIdentifier, processID: ProcessInfo.processInfo.processName,
             changes: recorded)
     }
 

@@ -80,7 +80,7 @@ extension SQLiteStore {
         let count = changes.inserted.count + changes.updated.count + changes.deleted.count
         guard count > 0 else { return }
         let strings = try [
-            changes.origin?.transactionAuthor, Bundle.main.bundleIdentifier, changes.origin?.contextName,
+            changes.historyAuthor, Bundle.main.bundleIdentifier, changes.historyContextName,
             ProcessInfo.processInfo.processName,
         ].map { try internHistoryString($0, connection: connection) }
         let transaction = try takeHistoryKeys(of: CoreDataHistorySchema.transactionEntity, count: 1, connection: connection)

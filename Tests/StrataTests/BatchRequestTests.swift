@@ -1,0 +1,257 @@
+import Foundation
+@testable import Strata
+import StrataTestSupport
+import Testing
+
+/// Batch insert, update and delete on every store type: what they change, the delete rules
+/// they apply, the history they leave, and that they change the store exactly as the same
+/// changes made with managed objects and saved.
+@Suite struct BatchRequestTests {
+    static let kinds: [StoreType] = [.sqlite, .binary, .inMemory]
+
+    static func open(_ type: StoreType, in directory: URL, name: String = "Library") async throws -> PersistentStoreCoordinator {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try libraryModel())
+        let url = type == .inMemory ? nil : directory.appendingPathComponent("\(name).\(type == .sqlite ? "sqlite" : "store")")
+        try await coordinator.addPersistentStore(type: type, at: url, options: [PersistentStoreOption.persistentHistoryTracking: true])
+        return coordinator
+    }
+
+    /// A seeded library: authors with books, chapters, passports and shared tags.
+    static func seed(_ coordinator: PersistentStoreCoordinator, seed: UInt64) async throws {
+        try await backgroundContext(coordinator).perform { context in
+            var random = SplitMix64(seed: seed)
+            let tags = try (0..<5).map { index in
+                let tag = try Tag(context: context)
+                tag.label = "tag \(index)"
+                return tag
+            }
+            for index in 0..<30 {
+                let author = try Author(context: context)
+                author.name = ["ann", "bob", "bea", "cy"][Int.random(in: 0..<4, using: &random)] + " \(index)"
+                if Bool.random(using: &random) {
+                    let passport = try Passport(context: context)
+                    passport.number = "P\(index)"
+                    author.passport = passport
+                }
+                for book in 0..<Int.random(in: 0...3, using: &random) {
+                    let made = try Book(context: context)
+                    made.title = "\(author.name)'s book \(book)"
+                    made.pages = Int.random(in: 10...120, using: &random)
+                    made.author = author
+                    made.tags = Set((0..<Int.random(in: 0...2, using: &random)).map { _ in tags[Int.random(in: 0..<5, using: &random)] })
+                    made.chapters = try (0..<Int.random(in: 0...2, using: &random)).map { number in
+                        let chapter = try Chapter(context: context)
+                        chapter.title = "chapter \(number)"
+                        return chapter
+                    }
+                }
+            }
+            try context.save()
+        }
+    }
+
+    /// Every stored object: entity → reference → its attribute values and targets by reference.
+    static func contents(_ coordinator: PersistentStoreCoordinator) async throws -> [String: [Int64: String]] {
+        try await backgroundContext(coordinator).perform { context in
+            var result: [String: [Int64: String]] = [:]
+            for entity in context.persistentStoreCoordinator.managedObjectModel.entities {
+                var request = FetchRequest<ManagedObject>(entityName: entity.name)
+                request.includesSubentities = false
+                for object in try context.fetch(request) {
+                    var parts: [String] = []
+                    for attribute in entity.attributes { parts.append("\(attribute.name)=\(String(describing: try object.value(forKey: attribute.name)))") }
+                    for relationship in entity.relationships {
+                        let targets = object.committedValues(forKeys: [relationship.name])[relationship.name]
+                        let numbers: [Int64] = switch targets {
+                        case let id as ManagedObjectID: [id.referenceNumber ?? 0]
+                        case let ids as [ManagedObjectID]: ids.compactMap(\.referenceNumber).sorted()
+                        default: []
+                        }
+                        parts.append("\(relationship.name)=\(numbers)")
+                    }
+                    result[entity.name, default: [:]][object.objectID.referenceNumber ?? 0] = parts.joined(separator: " ")
+                }
+            }
+            return result
+        }
+    }
+
+    @Test(arguments: kinds)
+    func batchRequestsChangeTheStoreAsManagedObjectsWould(_ type: StoreType) async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let seed = UInt64.random(in: 0...UInt64.max)
+        let batched = try await Self.open(type, in: directory, name: "Batched")
+        let managed = try await Self.open(type, in: directory, name: "Managed")
+        try await Self.seed(batched, seed: seed)
+        try await Self.seed(managed, seed: seed)
+        #expect(try await Self.contents(batched) == Self.contents(managed), "seed \(seed)")
+
+        let (updated, deleted) = try await backgroundContext(batched).perform { context in
+            context.transactionAuthor = "batch"
+            var update = BatchUpdateRequest(entityName: "Book", predicate: try FetchPredicate(format: "pages > 50"))
+            update.propertiesToUpdate = ["pages": .expression(try ValueExpression(format: "pages + 1")), "title": .constant("long")]
+            update.resultType = .count
+            var delete = BatchDeleteRequest(entityName: "Author", predicate: try FetchPredicate(format: "name BEGINSWITH 'b'"))
+            delete.resultType = .objectIDs
+            return (try context.execute(update).count, try context.execute(delete).objectIDs ?? [])
+        }
+        let (expectedUpdated, expectedDeleted) = try await backgroundContext(managed).perform { context in
+            let books = try context.fetch(FetchRequest<Book>(predicate: try FetchPredicate(format: "pages > 50")))
+            for book in books {
+                book.pages += 1
+                book.title = "long"
+            }
+            let authors = try context.fetch(FetchRequest<Author>(predicate: try FetchPredicate(format: "name BEGINSWITH 'b'")))
+            let cascaded = authors.reduce(0) { $0 + 1 + ($1.passport == nil ? 0 : 1) + $1.books.reduce(0) { $0 + 1 + $1.chapters.count } }
+            for author in authors { context.delete(author) }
+            try context.save()
+            return (books.count, cascaded)
+        }
+        #expect(updated == expectedUpdated, "seed \(seed)")
+        #expect(deleted.count == expectedDeleted, "the deleted IDs include what cascades took, seed \(seed)")
+        #expect(try await Self.contents(batched) == Self.contents(managed), "the same store either way, seed \(seed)")
+
+        // Each request is one transaction of persistent history, by the executing context's author.
+        let history = try await batched.execute(.fetchHistory(after: nil as PersistentHistoryToken?)).transactions
+        #expect(history.count == 3 && history.dropFirst().allSatisfy { $0.author == "batch" })
+        #expect(history[1].changes.allSatisfy { $0.changeType == .update && $0.updatedProperties?.isSubset(of: ["pages", "title"]) == true })
+        #expect(history[2].changes.filter { $0.changeType == .delete }.count == expectedDeleted)
+    }
+
+    @Test(arguments: kinds)
+    func batchInsertFillsDefaultsAndRefusesBadInputWhole(_ type: StoreType) async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let coordinator = try await Self.open(type, in: directory)
+        let context = backgroundContext(coordinator)
+        let ids = try await context.perform { context in
+            var request = BatchInsertRequest(entityName: "Book", objects: [["title": "Emma", "pages": 474], ["title": "Persuasion"]])
+            request.resultType = .objectIDs
+            return try context.execute(request).objectIDs ?? []
+        }
+        #expect(ids.count == 2 && ids.allSatisfy { !$0.isTemporaryID })
+        let titles = try await context.perform { context in
+            try context.fetch(FetchRequest<Book>(sortDescriptors: [.ascending("title")])).map { "\($0.title) \($0.pages)" }
+        }
+        #expect(titles == ["Emma 474", "Persuasion 0"], "pages takes its default")
+
+        var count = 0
+        let handled = try await context.perform { context in
+            let counter = ThreadLocked(0)
+            let request = BatchInsertRequest(entityName: "Tag") { dictionary in
+                let next = counter.withLock { value in
+                    value += 1
+                    return value
+                }
+                guard next <= 3 else { return true }
+                dictionary["label"] = "tag \(next)"
+                return false
+            }
+            return try context.execute(request)
+        }
+        #expect(handled == .status(true))
+        // A fresh context: the first one keeps reading the generation it pinned at its first fetch.
+        count = try await backgroundContext(coordinator).perform { try $0.count(for: FetchRequest<Tag>()) }
+        #expect(count == 3)
+
+        for bad: [[String: any Sendable]] in [[["title": 12]], [["title": "x", "colour": "red"]], [["title": "x"], ["pages": 3]]] {
+            await #expect(throws: ValidationError.self) {
+                try await context.perform { try $0.execute(BatchInsertRequest(entityName: "Book", objects: bad)) }
+            }
+        }
+        #expect(try await backgroundContext(coordinator).perform { try $0.count(for: FetchRequest<Book>()) } == 2, "a refused batch inserts nothing")
+    }
+
+    @Test(arguments: kinds)
+    func contextsSeeBatchChangesOnlyByMerging(_ type: StoreType) async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let coordinator = try await Self.open(type, in: directory)
+        try await Self.seed(coordinator, seed: 7)
+        let viewer = backgroundContext(coordinator)
+        let held = try await viewer.perform { context in
+            try context.fetch(FetchRequest<Book>()).map(\.objectID)
+        }
+        let deleted = try await backgroundContext(coordinator).perform { context in
+            var request = BatchDeleteRequest(entityName: "Book")
+            request.resultType = .objectIDs
+            return try context.execute(request).objectIDs ?? []
+        }
+        #expect(Set(held).isSubset(of: Set(deleted)), "the books, and the chapters their cascade took")
+        #expect(deleted.filter { $0.entityName == "Book" }.count == held.count)
+        let before = try await viewer.perform { context in held.filter { context.registeredObject(for: $0) != nil }.count }
+        #expect(before == held.count, "the batch delete did not reach the context by itself")
+        await ManagedObjectContext.mergeChanges(fromRemoteContextSave: ObjectIDChanges(deleted: Set(deleted)), into: [viewer])
+        let after = try await viewer.perform { context in
+            (held.filter { context.registeredObject(for: $0) != nil }.count, try context.count(for: FetchRequest<Book>()))
+        }
+        #expect(after == (0, 0))
+    }
+
+    @Test func aDenyRuleOrARequiredInverseStopsTheWholeDelete() async throws {
+        let model = try ManagedObjectModel {
+            EntityDescription("Shelf") {
+                AttributeDescription("name", .string)
+                RelationshipDescription("books", toMany: "Volume", inverse: "shelf", deleteRule: .deny)
+            }
+            EntityDescription("Volume") {
+                AttributeDescription("title", .string)
+                RelationshipDescription("shelf", toOne: "Shelf", inverse: "books", deleteRule: .nullify, optional: false)
+            }
+        }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try await coordinator.addPersistentStore(type: .inMemory)
+        let context = backgroundContext(coordinator)
+        try await context.perform { context in
+            for name in ["full", "empty"] {
+                let shelf = try context.insertNewObject(forEntityName: "Shelf")
+                try shelf.setValue(name, forKey: "name")
+                if name == "full" {
+                    let volume = try context.insertNewObject(forEntityName: "Volume")
+                    try volume.setValue("Emma", forKey: "title")
+                    try volume.setValue(shelf, forKey: "shelf")
+                }
+            }
+            try context.save()
+        }
+        let denied = await #expect(throws: ValidationError.self) {
+            try await context.perform { try $0.execute(BatchDeleteRequest(entityName: "Shelf")) }
+        }
+        #expect(denied?.code == .deleteDenied)
+        #expect(try await backgroundContext(coordinator).perform { try $0.count(for: FetchRequest<ManagedObject>(entityName: "Shelf")) } == 2)
+        let emptied = try await context.perform { context in
+            try context.execute(BatchDeleteRequest(entityName: "Shelf", predicate: try FetchPredicate(format: "name == 'empty'")))
+        }
+        #expect(emptied == .status(true))
+        #expect(try await backgroundContext(coordinator).perform { try $0.count(for: FetchRequest<ManagedObject>(entityName: "Shelf")) } == 1)
+
+        // Nullify, where the other side's to-one is required: refused, as Core Data refuses it.
+        let owners = try ManagedObjectModel {
+            EntityDescription("Owner") {
+                AttributeDescription("name", .string)
+                RelationshipDescription("pets", toMany: "Pet", inverse: "owner", deleteRule: .nullify)
+            }
+            EntityDescription("Pet") {
+                AttributeDescription("name", .string)
+                RelationshipDescription("owner", toOne: "Owner", inverse: "pets", optional: false)
+            }
+        }
+        let second = PersistentStoreCoordinator(managedObjectModel: owners)
+        try await second.addPersistentStore(type: .inMemory)
+        let petContext = backgroundContext(second)
+        try await petContext.perform { context in
+            let owner = try context.insertNewObject(forEntityName: "Owner")
+            try owner.setValue("Ann", forKey: "name")
+            let pet = try context.insertNewObject(forEntityName: "Pet")
+            try pet.setValue("Rex", forKey: "name")
+            try pet.setValue(owner, forKey: "owner")
+            try context.save()
+        }
+        let required = await #expect(throws: ValidationError.self) {
+            try await petContext.perform { try $0.execute(BatchDeleteRequest(entityName: "Owner")) }
+        }
+        #expect(required?.code == .missingValue && required?.key == "owner")
+        #expect(try await backgroundContext(second).perform { try $0.count(for: FetchRequest<ManagedObject>(entityName: "Owner")) } == 1)
+    }
+}
