@@ -28,7 +28,7 @@ struct StrataCommand: AsyncParsableCommand {
         abstract: "Inspect, verify, query, dump, import and migrate Strata stores, and show and compare their models.",
         version: "0.1.0",
         subcommands: [
-            InspectStore.self, VerifyStore.self, DumpStore.self, ImportStore.self, QueryStore.self, HistoryCommand.self, ParsePredicate.self,
+            InspectStore.self, VerifyStore.self, DumpStore.self, ImportStore.self, QueryStore.self, UpdateStore.self, DeleteStore.self, HistoryCommand.self, ParsePredicate.self,
             MigrateStore.self,
             ModelsCommand.self,
         ]

@@ -34,12 +34,11 @@ struct ImportStore: AsyncParsableCommand {
 
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         let url = URL(fileURLWithPath: store)
-        let options: [String: any Sendable] = history ? [PersistentStoreOption.persistentHistoryTracking: true] : [:]
-        let added = try await coordinator.addPersistentStore(type: StoreFileKind(of: url).storeType, at: url, options: options)
-        if added.readOnlyReason != nil {
-            try await coordinator.removePersistentStore(added)
+        if !history, FileManager.default.fileExists(atPath: url.path), (try? StoreFileKind.recordsHistory(url)) == true {
             throw CommandFailure("\(store) records persistent history: import with --history, so that the import is recorded too; nothing was imported")
         }
+        let options: [String: any Sendable] = history ? [PersistentStoreOption.persistentHistoryTracking: true] : [:]
+        let added = try await coordinator.addPersistentStore(type: StoreFileKind(of: url).storeType, at: url, options: options)
         let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
         let result: Result<Int, ImportFailure> = try await context.perform { context in
             do {

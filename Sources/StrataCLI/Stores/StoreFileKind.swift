@@ -32,6 +32,15 @@ enum StoreFileKind {
         }
     }
 
+    /// Whether the store at `url` records persistent history (and so takes saves only from a
+    /// coordinator that records them too).
+    static func recordsHistory(_ url: URL) throws -> Bool {
+        switch StoreFileKind(of: url) {
+        case .binary: try BinaryStore.recordsPersistentHistory(at: url)
+        case .sqlite: try SQLiteStore.recordsPersistentHistory(at: url)
+        }
+    }
+
     /// A coordinator with the store at `url` added read-only, reading properties by name.
     /// `history`: with persistent history tracking, so that its history can be read.
     static func openReadOnly(

@@ -44,6 +44,12 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {
         return try reader.readHeader().metadata
     }
 
+    /// Whether the store at `url` records persistent history: then it must be added with
+    /// ``PersistentStoreOption/persistentHistoryTracking`` to be written.
+    package static func recordsPersistentHistory(at url: URL) throws -> Bool {
+        try metadataForPersistentStore(at: url)[BinaryStoreFormat.historyCountersKey] != nil
+    }
+
     /// Rewrites the store's metadata record, copying the object records as they are.
     ///
     /// - Throws: ``StoreError``: `.storeInUse` when a coordinator has the store open for writing.

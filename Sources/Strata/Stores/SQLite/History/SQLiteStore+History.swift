@@ -49,6 +49,16 @@ extension SQLiteStore {
         }
     }
 
+    /// Whether the store at `url` records persistent history (has Core Data's history tables):
+    /// then it must be added with ``PersistentStoreOption/persistentHistoryTracking`` to be written.
+    package static func recordsPersistentHistory(at url: URL) throws -> Bool {
+        do {
+            return try hasHistoryTables(SQLiteConnection(url: url, readOnly: true, create: false, busyTimeout: defaultTimeout))
+        } catch let error as SQLiteError {
+            throw error.storeError(file: url)
+        }
+    }
+
     static func hasHistoryTables(_ connection: SQLiteConnection) throws -> Bool {
         try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('ATRANSACTION', 'ACHANGE')") == .integer(2)
     }
