@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "strata", targets: ["StrataCLI"]),
         .executable(name: "strata-demo", targets: ["LibraryDemo"]),
         .executable(name: "notes-sample", targets: ["NotesSample"]),
+        .executable(name: "shared-store-sample", targets: ["SharedStoreSample"]),
     ],
     dependencies: [
         // TreeDictionary (persistent generations) and OrderedSet (ordered to-many).
@@ -89,6 +90,12 @@ let package = Package(
             dependencies: ["Strata"],
             path: "Samples/Notes",
             resources: [.copy("Notes.xcdatamodeld")]
+        ),
+        // Two processes on one store: remote change notifications and persistent history.
+        .executableTarget(
+            name: "SharedStoreSample",
+            dependencies: ["Strata"],
+            path: "Samples/SharedStore"
         ),
         // The child process of the crash-safety test: saves in a loop until killed.
         .executableTarget(
