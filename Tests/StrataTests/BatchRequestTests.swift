@@ -255,3 +255,92 @@ import Testing
         #expect(try await backgroundContext(second).perform { try $0.count(for: FetchRequest<ManagedObject>(entityName: "Owner")) } == 1)
     }
 }
+
+/// The SQLite store's batch update in SQL gives the store the general path gives.
+@Suite struct SQLiteBatchUpdateTests {
+    static let model = try! ManagedObjectModel {
+        EntityDescription("Reading") {
+            AttributeDescription("value", .double, optional: true)
+            AttributeDescription("label", .string, optional: true)
+            AttributeDescription("count", .integer32, defaultValue: 0)
+        }
+    }
+
+    static func open(_ type: StoreType, at url: URL?) async throws -> PersistentStoreCoordinator {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try await coordinator.addPersistentStore(type: type, at: url, options: [PersistentStoreOption.persistentHistoryTracking: true])
+        try await backgroundContext(coordinator).perform { context in
+            for index in 0..<50 {
+                let reading = try context.insertNewObject(forEntityName: "Reading")
+                try reading.setValue(index % 7 == 0 ? nil : Double(index) * 1.5, forKey: "value")
+                try reading.setValue(index % 3 == 0 ? "x" : "y", forKey: "label")
+                try reading.setValue(Int32(index), forKey: "count")
+            }
+            try context.save()
+        }
+        return coordinator
+    }
+
+    static func state(_ coordinator: PersistentStoreCoordinator) async throws -> [String] {
+        try await backgroundContext(coordinator).perform { context in
+            try context.fetch(FetchRequest<ManagedObject>(entityName: "Reading", sortDescriptors: [.ascending("count")])).map { object in
+                "\(try object.value(forKey: "count") ?? "-") \(String(describing: try object.value(forKey: "value"))) \(String(describing: try object.value(forKey: "label")))"
+            }
+        }
+    }
+
+    @Test func updatesInSQLMatchTheGeneralPath() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sqlite = try await Self.open(.sqlite, at: directory.appendingPathComponent("Readings.sqlite"))
+        let memory = try await Self.open(.inMemory, at: nil)
+        let requests: [BatchUpdateRequest] = [
+            BatchUpdateRequest(
+                entityName: "Reading", predicate: try FetchPredicate(format: "value != nil AND count < 30"),
+                propertiesToUpdate: ["value": .expression(try ValueExpression(format: "value * 2"))]),
+            BatchUpdateRequest(
+                entityName: "Reading", predicate: try FetchPredicate(format: "label == 'x'"),
+                propertiesToUpdate: ["label": .constant("z"), "value": .constant(nil)]),
+            BatchUpdateRequest(
+                entityName: "Reading", predicate: try FetchPredicate(format: "value > 20"),
+                propertiesToUpdate: ["value": .expression(try ValueExpression(format: "value + 0.5"))]),
+            // Sets what some rows already hold: those are left alone on both paths.
+            BatchUpdateRequest(entityName: "Reading", predicate: nil, propertiesToUpdate: ["label": .constant("y")]),
+        ]
+        for var request in requests {
+            request.resultType = .objectIDs
+            let request = request
+            let native = try await backgroundContext(sqlite).perform { try $0.execute(request).objectIDs ?? [] }
+            let general = try await backgroundContext(memory).perform { try $0.execute(request).objectIDs ?? [] }
+            #expect(Set(native.map(\.referenceNumber)) == Set(general.map(\.referenceNumber)), "\(request.propertiesToUpdate)")
+            #expect(try await Self.state(sqlite) == Self.state(memory))
+        }
+        // Arithmetic over objects without a value: the store leaves it to the general path.
+        let sparse = BatchUpdateRequest(
+            entityName: "Reading", propertiesToUpdate: ["value": .expression(try ValueExpression(format: "value + 1"))])
+        _ = try await backgroundContext(sqlite).perform { try $0.execute(sparse) }
+        _ = try await backgroundContext(memory).perform { try $0.execute(sparse) }
+        #expect(try await Self.state(sqlite) == Self.state(memory))
+
+        // History: one transaction per request, each change naming the properties it set.
+        let sqliteHistory = try await sqlite.execute(.fetchHistory(after: nil as PersistentHistoryToken?)).transactions
+        #expect(sqliteHistory.count == 2 + requests.count)
+        #expect(sqliteHistory[1].changes.allSatisfy { $0.changeType == .update && $0.updatedProperties == ["value"] })
+        #expect(sqliteHistory[2].changes.allSatisfy { $0.updatedProperties == ["label", "value"] })
+        // Versions moved on: a context that read before the update conflicts, as after any save.
+        let stale = backgroundContext(sqlite)
+        let id = try await stale.perform { context in
+            try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Reading", predicate: try FetchPredicate(format: "count == 1"))).first).objectID
+        }
+        _ = try await backgroundContext(sqlite).perform { context in
+            try context.execute(BatchUpdateRequest(entityName: "Reading", predicate: try FetchPredicate(format: "count == 1"),
+                                                   propertiesToUpdate: ["label": .constant("moved")]))
+        }
+        await #expect(throws: PersistenceError.self) {
+            try await stale.perform { context in
+                try context.existingObject(with: id).setValue("mine", forKey: "label")
+                try context.save()
+            }
+        }
+    }
+}

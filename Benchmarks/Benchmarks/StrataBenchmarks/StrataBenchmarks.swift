@@ -250,6 +250,48 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.stopMeasurement()
         }
 
+        // 9–11. Batch requests, which make no managed object, against GRDB's fastest equivalent.
+        for (store, suffix) in [("Strata", false), ("Strata SQLite", true)] {
+            measure("9 batch insert", store) { benchmark in
+                let records = PersonRecord.generate(count: count)
+                let url = try Fixtures.scratchFolder().appendingPathComponent(suffix ? "people.sqlite" : "people.strata")
+                benchmark.startMeasurement()
+                try await StrataPeer.batchInsert(records, at: url)
+                benchmark.stopMeasurement()
+            }
+            measure("10 batch update 10%", store) { benchmark in
+                let context = try await StrataPeer.open(Fixtures.scratchCopy(of: StrataPeer.fixture(count: count, sqlite: suffix)))
+                benchmark.startMeasurement()
+                try await StrataPeer.batchUpdateTenth(context)
+                benchmark.stopMeasurement()
+            }
+            measure("11 batch delete 10%", store) { benchmark in
+                let context = try await StrataPeer.open(Fixtures.scratchCopy(of: StrataPeer.fixture(count: count, sqlite: suffix)))
+                benchmark.startMeasurement()
+                try await StrataPeer.batchDeleteTenth(context)
+                benchmark.stopMeasurement()
+            }
+        }
+        measure("9 batch insert", "GRDB") { benchmark in
+            let records = PersonRecord.generate(count: count)
+            let url = try Fixtures.scratchFolder().appendingPathComponent("people.sqlite")
+            benchmark.startMeasurement()
+            try GRDBPeer.insert(records, into: GRDBPeer.create(at: url))
+            benchmark.stopMeasurement()
+        }
+        measure("10 batch update 10%", "GRDB") { benchmark in
+            let pool = try await GRDBPeer.open(Fixtures.scratchCopy(of: GRDBPeer.fixture(count: count)))
+            benchmark.startMeasurement()
+            try GRDBPeer.updateTenthInOneStatement(pool)
+            benchmark.stopMeasurement()
+        }
+        measure("11 batch delete 10%", "GRDB") { benchmark in
+            let pool = try await GRDBPeer.open(Fixtures.scratchCopy(of: GRDBPeer.fixture(count: count)))
+            benchmark.startMeasurement()
+            try GRDBPeer.deleteTenth(pool)
+            benchmark.stopMeasurement()
+        }
+
         // 8. One new object saved into a store of N (the store already open).
         let one = PersonRecord.generate(count: 1)[0]
         measure("8 save one", "Strata SQLite") { benchmark in

@@ -4,7 +4,9 @@ import GRDB
 /// SQLite through GRDB, by its fastest idiomatic path: WAL, one transaction per write,
 /// prepared statements, rows decoded straight into structs.
 public enum GRDBPeer {
-    /// A new database at `url` with the `person` table and its email index.
+    /// A new database at `url` with the `person` table, its email index, and the index on its
+    /// foreign key that GRDB's `belongsTo` makes (without it, GRDB's foreign-key checks make
+    /// deleting a person a scan of the table for its reports).
     public static func create(at url: URL) throws -> DatabasePool {
         let pool = try DatabasePool(path: url.path)
         try pool.write { db in
@@ -13,6 +15,7 @@ public enum GRDBPeer {
                     id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL, age INTEGER NOT NULL,
                     score DOUBLE NOT NULL, created DOUBLE NOT NULL, managerID INTEGER REFERENCES person(id));
                 CREATE INDEX person_email ON person(email);
+                CREATE INDEX person_manager ON person(managerID);
                 """)
         }
         return pool
@@ -80,6 +83,16 @@ public enum GRDBPeer {
             let statement = try db.makeStatement(sql: "UPDATE person SET score = score + 1 WHERE id = ?")
             for id in ids { try statement.execute(arguments: [id]) }
         }
+    }
+
+    /// Workload 10: the batch update's people, in one statement.
+    public static func updateTenthInOneStatement(_ pool: DatabasePool) throws {
+        try pool.write { db in try db.execute(sql: "UPDATE person SET score = score + 1 WHERE age < 10") }
+    }
+
+    /// Workload 11: the batch delete's people, in one statement.
+    public static func deleteTenth(_ pool: DatabasePool) throws {
+        try pool.write { db in try db.execute(sql: "DELETE FROM person WHERE age < 10") }
     }
 
     /// Workload 5a: one indexed `SELECT … WHERE email = ?` per email.

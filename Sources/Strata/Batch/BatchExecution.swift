@@ -81,6 +81,10 @@ struct BatchExecution {
             }
             if case .expression(let expression) = value { _ = try expression.check(on: layout, model: model, variables: [:]) }
         }
+        let names = request.includesSubentities ? layout.hierarchyNames : [layout.name]
+        if let ids = try coordinator.batchUpdateInStore(request, names: names, author: author, contextName: contextName) {
+            return result(request.resultType, ids)
+        }
         return try retrying { graph in
             var fetch = FetchRequest<ManagedObject>(entityName: request.entityName)
             fetch.predicate = request.predicate
