@@ -49,7 +49,9 @@ public struct PersistentHistoryChangeRequest: Sendable {
         self.kind = kind
     }
 
-    /// The transactions after `token`'s (every transaction when it is `nil`).
+    /// The transactions after `token`'s, in the stores the token names (a transaction's token
+    /// names its store, the coordinator's current token every store that records history); every
+    /// transaction of every such store when it is `nil`.
     public static func fetchHistory(after token: PersistentHistoryToken?) -> PersistentHistoryChangeRequest {
         PersistentHistoryChangeRequest(.fetch(after: .token(token)))
     }
@@ -64,8 +66,9 @@ public struct PersistentHistoryChangeRequest: Sendable {
         fetchHistory(after: transaction.token)
     }
 
-    /// Deletes the transactions before `token`'s (every transaction when it is `nil`); the
-    /// token's own transaction stays, so that history can be read after it still.
+    /// Deletes the transactions before `token`'s, in the stores it names (every transaction of
+    /// every store that records history when it is `nil`); the token's own transaction stays, so
+    /// that history can be read after it still.
     public static func deleteHistory(before token: PersistentHistoryToken?) -> PersistentHistoryChangeRequest {
         PersistentHistoryChangeRequest(.delete(before: .token(token)))
     }

@@ -39,15 +39,22 @@ extension SQLiteStore {
         }
         return try sqlite {
             try writer.writeTransaction { () -> [ManagedObjectID]? in
-                var changed: [ManagedObjectID] = []
+                func scope(_ entity: CoreDataSQLiteMapping.Entity, _ condition: SQLiteFetchCondition) -> (String, [SQLiteValue]) {
+                    ("t.Z_ENT = ? AND (\(condition.sql))", [SQLiteValue.integer(Int64(entity.number))] + condition.bindings)
+                }
+                // Every entity is checked before any is written: the general path then starts from
+                // the store as it was.
                 for (entity, condition, assignments) in plans {
-                    let scope = "t.Z_ENT = ? AND (\(condition.sql))"
-                    let scopeBindings = [SQLiteValue.integer(Int64(entity.number))] + condition.bindings
+                    let (scope, scopeBindings) = scope(entity, condition)
                     for assignment in assignments where assignment.failsOnNull {
                         let null = try writer.scalar(
                             "SELECT EXISTS (SELECT 1 FROM \(entity.table) t WHERE \(scope) AND t.\(assignment.column) IS NULL)", scopeBindings)
-                        if null == .integer(1) { return nil }  // the general path says what is wrong
+                        if null == .integer(1) { return nil }  // arithmetic on no value: the general path's to judge
                     }
+                }
+                var changed: [ManagedObjectID] = []
+                for (entity, condition, assignments) in plans {
+                    let (scope, scopeBindings) = scope(entity, condition)
                     let sets = (["Z_OPT = Z_OPT + 1"] + assignments.map(\.sql)).joined(separator: ", ")
                     let changes = assignments.map { "(\($0.changes))" }.joined(separator: " OR ")
                     let sql = "UPDATE \(entity.table) AS t SET \(sets) WHERE \(scope) AND (\(changes)) RETURNING Z_PK"
