@@ -344,3 +344,100 @@ import Testing
         }
     }
 }
+
+/// The SQLite store's batch delete in SQL gives the store, and the history, the general path gives.
+@Suite struct SQLiteBatchDeleteTests {
+    static let model = try! ManagedObjectModel {
+        EntityDescription("Team") {
+            AttributeDescription("name", .string)
+            RelationshipDescription("members", toMany: "Person", inverse: "team")
+            RelationshipDescription("lead", toOne: "Person", inverse: "ledTeam")
+        }
+        EntityDescription("Person") {
+            AttributeDescription("name", .string, preservesValueInHistoryOnDeletion: true)
+            RelationshipDescription("team", toOne: "Team", inverse: "members")
+            RelationshipDescription("ledTeam", toOne: "Team", inverse: "lead")
+            RelationshipDescription("manager", toOne: "Person", inverse: "reports")
+            RelationshipDescription("reports", toMany: "Person", inverse: "manager")
+        }
+    }
+
+    static func open(_ type: StoreType, at url: URL?, seed: UInt64) async throws -> PersistentStoreCoordinator {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try await coordinator.addPersistentStore(type: type, at: url, options: [PersistentStoreOption.persistentHistoryTracking: true])
+        try await backgroundContext(coordinator).perform { context in
+            var random = SplitMix64(seed: seed)
+            let teams = try (0..<4).map { index in
+                let team = try context.insertNewObject(forEntityName: "Team")
+                try team.setValue("team \(index)", forKey: "name")
+                return team
+            }
+            var people: [ManagedObject] = []
+            for index in 0..<40 {
+                let person = try context.insertNewObject(forEntityName: "Person")
+                try person.setValue(["ann", "bob", "al", "cy"][Int.random(in: 0..<4, using: &random)] + " \(index)", forKey: "name")
+                if Bool.random(using: &random) { try person.setValue(teams[Int.random(in: 0..<4, using: &random)], forKey: "team") }
+                if !people.isEmpty, Bool.random(using: &random) {
+                    try person.setValue(people[Int.random(in: 0..<people.count, using: &random)], forKey: "manager")
+                }
+                people.append(person)
+            }
+            for team in teams { try team.setValue(people[Int.random(in: 0..<people.count, using: &random)], forKey: "lead") }
+            try context.save()
+        }
+        return coordinator
+    }
+
+    static func contents(_ coordinator: PersistentStoreCoordinator) async throws -> [String] {
+        try await backgroundContext(coordinator).perform { context in
+            var lines: [String] = []
+            for entity in ["Team", "Person"] {
+                for object in try context.fetch(FetchRequest<ManagedObject>(entityName: entity)) {
+                    var line = "\(entity) \(object.objectID.referenceNumber ?? 0) \(try object.value(forKey: "name") ?? "")"
+                    for (key, value) in object.committedValues(forKeys: nil).sorted(by: { $0.key < $1.key }) where key != "name" {
+                        switch value {
+                        case let id as ManagedObjectID: line += " \(key)=\(id.referenceNumber ?? 0)"
+                        case let ids as [ManagedObjectID]: line += " \(key)=\(ids.compactMap(\.referenceNumber).sorted())"
+                        default: break
+                        }
+                    }
+                    lines.append(line)
+                }
+            }
+            return lines.sorted()
+        }
+    }
+
+    static func history(_ coordinator: PersistentStoreCoordinator) async throws -> [[String]] {
+        try await coordinator.execute(.fetchHistory(after: nil)).transactions.dropFirst().map { transaction in
+            transaction.changes.map { change in
+                "\(change.changeType) \(change.changedObjectID.entityName) \(change.changedObjectID.referenceNumber ?? 0) "
+                    + "\((change.updatedProperties ?? []).sorted()) \(change.tombstone?.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } ?? [])"
+            }.sorted()
+        }
+    }
+
+    @Test func deletesInSQLMatchTheGeneralPath() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let seed = UInt64.random(in: 0...UInt64.max)
+        let sqlite = try await Self.open(.sqlite, at: directory.appendingPathComponent("People.sqlite"), seed: seed)
+        let memory = try await Self.open(.inMemory, at: nil, seed: seed)
+        #expect(try await Self.contents(sqlite) == Self.contents(memory))
+        for predicate in ["name BEGINSWITH 'a'", "manager == nil", "TRUEPREDICATE"] {
+            var delete = BatchDeleteRequest(entityName: "Person", predicate: try FetchPredicate(format: predicate))
+            delete.resultType = .objectIDs
+            let request = delete
+            let native = try await backgroundContext(sqlite).perform { try $0.execute(request).objectIDs ?? [] }
+            let general = try await backgroundContext(memory).perform { try $0.execute(request).objectIDs ?? [] }
+            #expect(Set(native.map(\.referenceNumber)) == Set(general.map(\.referenceNumber)), "\(predicate), seed \(seed)")
+            #expect(try await Self.contents(sqlite) == Self.contents(memory), "\(predicate), seed \(seed)")
+        }
+        #expect(try await Self.history(sqlite) == Self.history(memory), "seed \(seed)")
+        // The SQLite store really deleted in SQL: a fresh context reads the same, and no row of a deleted person is left.
+        let url = directory.appendingPathComponent("People.sqlite")
+        let connection = try SQLiteConnection(url: url, readOnly: true, create: false, busyTimeout: .seconds(5))
+        #expect(try connection.scalar("SELECT count(*) FROM ZPERSON") == .integer(0))
+        #expect(try connection.scalar("SELECT count(*) FROM ZTEAM WHERE ZLEAD IS NOT NULL") == .integer(0))
+    }
+}

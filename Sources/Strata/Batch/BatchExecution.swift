@@ -82,7 +82,7 @@ struct BatchExecution {
             if case .expression(let expression) = value { _ = try expression.check(on: layout, model: model, variables: [:]) }
         }
         let names = request.includesSubentities ? layout.hierarchyNames : [layout.name]
-        if let ids = try coordinator.batchUpdateInStore(request, names: names, author: author, contextName: contextName) {
+        if let ids = try coordinator.batchInStore({ try $0.batchUpdate(request, names: names, author: author, contextName: contextName) }) {
             return result(request.resultType, ids)
         }
         return try retrying { graph in
@@ -122,8 +122,14 @@ struct BatchExecution {
             guard Set(ids.map(\.entityName)).count <= 1 else {
                 throw PersistenceError(.unknownEntity, objectIDs: ids, "a batch delete by IDs takes objects of one entity")
             }
-        } else if model.layout(for: request.entityName) == nil {
-            throw PersistenceError(.unknownEntity, "the model has no entity named '\(request.entityName)'")
+        } else {
+            guard let layout = model.layout(for: request.entityName) else {
+                throw PersistenceError(.unknownEntity, "the model has no entity named '\(request.entityName)'")
+            }
+            let names = request.includesSubentities ? layout.hierarchyNames : [layout.name]
+            if let ids = try coordinator.batchInStore({ try $0.batchDelete(request, names: names, author: author, contextName: contextName) }) {
+                return result(request.resultType, ids)
+            }
         }
         return try retrying { graph in
             var targets: [ManagedObjectID] = []
