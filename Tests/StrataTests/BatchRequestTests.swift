@@ -139,7 +139,7 @@ import Testing
         var count = 0
         let handled = try await context.perform { context in
             let counter = ThreadLocked(0)
-            let request = BatchInsertRequest(entityName: "Tag") { dictionary in
+            let request = BatchInsertRequest(entityName: "Tag", dictionaryHandler: { dictionary in
                 let next = counter.withLock { value in
                     value += 1
                     return value
@@ -147,13 +147,34 @@ import Testing
                 guard next <= 3 else { return true }
                 dictionary["label"] = "tag \(next)"
                 return false
-            }
+            })
             return try context.execute(request)
         }
         #expect(handled == .status(true))
         // A fresh context: the first one keeps reading the generation it pinned at its first fetch.
         count = try await backgroundContext(coordinator).perform { try $0.count(for: FetchRequest<Tag>()) }
         #expect(count == 3)
+
+        // Objects filled by a handler, typed, past the thousand at which their context lets them go.
+        let filled = try await context.perform { context in
+            let counter = ThreadLocked(0)
+            var request = BatchInsertRequest(entityName: "Chapter", managedObjectHandler: { object in
+                let next = counter.withLock { value in
+                    value += 1
+                    return value
+                }
+                guard next <= 2_500, let chapter = object as? Chapter else { return true }
+                chapter.title = "chapter \(next)"
+                return false
+            })
+            request.resultType = .count
+            return try context.execute(request)
+        }
+        #expect(filled == .count(2_500))
+        let titles2 = try await backgroundContext(coordinator).perform { context in
+            Set(try context.fetch(FetchRequest<Chapter>()).map(\.title))
+        }
+        #expect(titles2 == Set((1...2_500).map { "chapter \($0)" }))
 
         for bad: [[String: any Sendable]] in [[["title": 12]], [["title": "x", "colour": "red"]], [["title": "x"], ["pages": 3]]] {
             await #expect(throws: ValidationError.self) {

@@ -35,7 +35,8 @@ struct BatchExecution {
                 var dictionary: [String: any Sendable] = [:]
                 if handler(&dictionary) { break }
                 rows.append(try row(from: dictionary, number: rows.count, layout: layout))
-            }
+            }        case .objectHandler(let handler):
+            rows = try filledRows(layout, handler)
         }
         guard !rows.isEmpty else { return result(request.resultType, []) }
         let temporary = rows.map { _ in ManagedObjectID.temporary(in: .make(store: nil, entityName: layout.name)) }
@@ -45,6 +46,29 @@ struct BatchExecution {
         for (id, row) in zip(ids, rows) { changes.inserted[id] = row }
         _ = try coordinator.commitSynchronously(changes)
         return result(request.resultType, ids)
+    }
+
+    /// The rows of the objects `handler` fills, made in a context of their own (which inserts them
+    /// with their defaults, and never saves) and let go a thousand at a time.
+    private func filledRows(_ layout: EntityLayout, _ handler: @escaping BatchInsertRequest.ObjectHandler) throws -> [Row] {
+        let scratch = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        return try scratch.performAndWait { context in
+            var rows: [Row] = []
+            while true {
+                let object = try context.insertNewObject(forEntityName: layout.name)
+                if handler(object) { break }
+                var row = object.storage
+                row.version = 0
+                for (slot, relationship) in layout.relationships.enumerated() {
+                    row.relationships[slot] = relationship.isToMany ? .toMany([]) : .toOne(nil)
+                }
+                try checkRequired(row, number: rows.count, layout: layout)
+                rows.append(row)
+                if rows.count % 1_000 == 0 { context.reset() }
+            }
+            context.reset()
+            return rows
+        }
     }
 
     /// A new row of `layout` with a dictionary's values over the defaults.
@@ -59,13 +83,18 @@ struct BatchExecution {
             }
             row.attributes[slot] = try Self.convert(value, to: layout.attributes[slot], entity: layout.name, place: "object \(number)")
         }
+        try checkRequired(row, number: number, layout: layout)
+        return row
+    }
+
+    /// Refuses a row without a value for a required attribute.
+    private func checkRequired(_ row: Row, number: Int, layout: EntityLayout) throws {
         for (slot, attribute) in layout.attributes.enumerated()
         where !attribute.isTransient && !attribute.isOptional && attribute.derivationExpression == nil && row.attributes[slot] == nil {
             throw ValidationError(
                 .missingValue, entity: layout.name, key: attribute.name,
                 "object \(number) of a batch insert has no value for the required attribute '\(attribute.name)', which has no default")
         }
-        return row
     }
 
     // MARK: Update
