@@ -135,6 +135,9 @@ import Testing
             try context.fetch(FetchRequest<Book>(sortDescriptors: [.ascending("title")])).map { "\($0.title) \($0.pages)" }
         }
         #expect(titles == ["Emma 474", "Persuasion 0"], "pages takes its default")
+        let recorded = try await coordinator.execute(.fetchHistory(after: nil)).transactions
+        #expect(recorded.map { Set($0.changes.map(\.changedObjectID)) } == [Set(ids)], "one transaction of the inserts")
+        #expect(recorded.first?.changes.allSatisfy { $0.changeType == .insert } == true)
 
         var count = 0
         let handled = try await context.perform { context in

@@ -39,6 +39,10 @@ struct BatchExecution {
             rows = try filledRows(layout, handler)
         }
         guard !rows.isEmpty else { return result(request.resultType, []) }
+        let made = rows
+        if let ids = try coordinator.batchInStore({ try $0.batchInsert(made, layout: layout, author: author, contextName: contextName) }) {
+            return result(request.resultType, ids)
+        }
         let temporary = rows.map { _ in ManagedObjectID.temporary(in: .make(store: nil, entityName: layout.name)) }
         let ids = try coordinator.obtainPermanentIDs(for: temporary)
         var changes = newChangeSet()

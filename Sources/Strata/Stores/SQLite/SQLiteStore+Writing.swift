@@ -152,7 +152,7 @@ extension SQLiteStore {
     /// ``CoreDataSQLiteMapping/Entity/insertSQL``'s order after `Z_PK, Z_ENT, Z_OPT`): stored
     /// attributes, then each to-one's key (and entity number). Derived attributes are never
     /// written: the store keeps them (Core Data's triggers do). Returns the next parameter's index.
-    private func bind(
+    func bind(
         _ row: Row, of entity: CoreDataSQLiteMapping.Entity, columns: [Int]? = nil, to statement: SQLiteStatement, from index: Int32
     ) throws -> Int32 {
         let columns = columns ?? entity.writtenColumns

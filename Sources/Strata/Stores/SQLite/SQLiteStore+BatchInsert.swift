@@ -1,0 +1,38 @@
+import Foundation
+
+/// Batch inserts straight into the table: the rows the request made, bound into one prepared
+/// `INSERT` in one transaction, with reference numbers from `Z_PRIMARYKEY` as any save takes
+/// them. An entity under a uniqueness constraint takes the general path, which checks it.
+extension SQLiteStore {
+    /// Inserts `rows` of `layout` and records them in persistent history; returns their IDs, or
+    /// `nil` when the entity needs the general path (nothing was written then).
+    func batchInsert(_ rows: [Row], layout: EntityLayout, author: String?, contextName: String?) throws -> [ManagedObjectID]? {
+        guard let writer, let entity = mapping.entities[layout.name], layout.uniquenessConstraints.isEmpty else { return nil }
+        let references = try makeReferenceNumbers(for: layout.entity, rootEntity: layout.rootEntityName, count: rows.count)
+        let ids = references.map { objectID(entity: layout.name, reference: $0) }
+        try sqlite {
+            try writer.writeTransaction {
+                let insert = try writer.statement(entity.insertSQL)
+                let number = SQLiteValue.integer(Int64(entity.number))
+                for (reference, row) in zip(references, rows) {
+                    try insert.reset()
+                    try insert.bind(.integer(reference), at: 1)
+                    try insert.bind(number, at: 2)
+                    try insert.bind(.integer(1), at: 3)
+                    _ = try bind(row, of: entity, to: insert, from: 4)
+                    while try insert.step() {}
+                }
+                if tracksPersistentHistory {
+                    var changes = ChangeSet()
+                    changes.author = author
+                    changes.contextName = contextName
+                    changes.inserted.reserveCapacity(rows.count)
+                    for (id, row) in zip(ids, rows) { changes.inserted[id] = row }
+                    try recordHistory(of: changes, details: HistoryDetails(), connection: writer)
+                }
+                try writeMetadataIfChanged()
+            }
+        }
+        return ids
+    }
+}
