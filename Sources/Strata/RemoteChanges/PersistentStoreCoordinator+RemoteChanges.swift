@@ -10,6 +10,15 @@ extension PersistentStoreCoordinator {
         remoteChanges.subscribe()
     }
 
+    /// The same as ``noticeOutsideChanges(of:)``, entering the coordinator's queue from the
+    /// watcher's thread: no task waits for a thread of the concurrency pool, which a busy program
+    /// may hold for seconds.
+    nonisolated func noticeOutsideChangesSynchronously(of storeIdentifier: String) {
+        executor.runSynchronously {
+            self.assumeIsolated { $0.noticeOutsideChanges(of: storeIdentifier) }
+        }
+    }
+
     /// A store's files were written: if another connection committed, take the change in (a
     /// new generation) and announce it. Called by the store's file watcher.
     func noticeOutsideChanges(of storeIdentifier: String) {

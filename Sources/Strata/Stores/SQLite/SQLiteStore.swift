@@ -275,8 +275,7 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         state.changeWatcher = FileChangeWatcher(
             directory: fileURL.deletingLastPathComponent(), names: [name, name + "-wal"]
         ) { [weak coordinator = persistentStoreCoordinator] in
-            guard let coordinator else { return }
-            Task { await coordinator.noticeOutsideChanges(of: identifier) }
+            coordinator?.noticeOutsideChangesSynchronously(of: identifier)
         }
     }
 
