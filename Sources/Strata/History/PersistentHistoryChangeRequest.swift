@@ -11,8 +11,9 @@ import Foundation
 /// let transactions = try context.execute(request).transactions
 /// ```
 ///
-/// It reads every store of the coordinator that tracks history
-/// (``PersistentStoreOption/persistentHistoryTracking``), or the ones in ``affectedStores``.
+/// It reads the coordinator's stores that track history
+/// (``PersistentStoreOption/persistentHistoryTracking``), or the ones in ``affectedStores``; with
+/// a token, those the token names.
 public struct PersistentHistoryChangeRequest: Sendable {
     /// Where history starts or ends for the request.
     public enum Position: Sendable, Hashable {
@@ -27,7 +28,7 @@ public struct PersistentHistoryChangeRequest: Sendable {
         case any
         /// Only the transactions of this author.
         case only(String)
-        /// Every transaction but this author's (and those without an author): what other
+        /// Every transaction but this author's, those without an author included: what other
         /// writers did, the usual question of a context that merges history.
         case excluding(String)
     }
