@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataMigration", targets: ["StrataMigration"]),
+        .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
         .executable(name: "strata-demo", targets: ["LibraryDemo"]),
         .executable(name: "notes-sample", targets: ["NotesSample"]),
@@ -21,6 +22,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         // The strata command-line tool.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
+        // The PostgreSQL store's driver (only StrataPostgres and what imports it build it), and
+        // the NIO types its futures come in.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // liblz4 from the system (Debian: liblz4-dev), for the binary store's compression.
@@ -52,6 +58,17 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The PostgreSQL store: many processes and machines on one database (docs/PostgresStore.md).
+        .target(
+            name: "StrataPostgres",
+            dependencies: [
+                "Strata",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -106,7 +123,8 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: [
-                "Strata", "JSONLinesStore", "DirectoryStore", "StrataTestSupport",
+                "Strata", "JSONLinesStore", "DirectoryStore", "StrataTestSupport", "StrataPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 // Tests recompute Core Data's hashes from the rules' bytes, independently of Strata.
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

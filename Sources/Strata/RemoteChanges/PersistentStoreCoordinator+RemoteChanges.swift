@@ -13,7 +13,7 @@ extension PersistentStoreCoordinator {
     /// The same as ``noticeOutsideChanges(of:)``, entering the coordinator's queue from the
     /// watcher's thread: no task waits for a thread of the concurrency pool, which a busy program
     /// may hold for seconds.
-    nonisolated func noticeOutsideChangesSynchronously(of storeIdentifier: String) {
+    package nonisolated func noticeOutsideChangesSynchronously(of storeIdentifier: String) {
         executor.runSynchronously {
             self.assumeIsolated { $0.noticeOutsideChanges(of: storeIdentifier) }
         }

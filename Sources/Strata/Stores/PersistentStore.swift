@@ -169,7 +169,7 @@ open class PersistentStore: @unchecked Sendable {
 
     /// Replaces the metadata whole, the store's UUID included: for stores that read theirs
     /// from a file.
-    func replaceMetadata(_ metadata: [String: MetadataValue]) {
+    package func replaceMetadata(_ metadata: [String: MetadataValue]) {
         state.withLock { state in
             var metadata = metadata
             metadata[Self.storeTypeKey] = state.metadata[Self.storeTypeKey]

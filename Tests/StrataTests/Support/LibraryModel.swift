@@ -1,6 +1,7 @@
 import Foundation
 import OrderedCollections
 import Strata
+import StrataPostgres
 
 final class Author: ManagedObject {
     @Attribute("name") var name: String
@@ -73,7 +74,9 @@ func libraryModel() throws -> ManagedObjectModel {
 func makeCoordinator(_ model: ManagedObjectModel, _ kind: StoreKind = .inMemory) async throws -> PersistentStoreCoordinator {
     let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
     if kind.isPersistent {
-        let url = try ScratchStores.folder().appendingPathComponent("\(UUID().uuidString).\(kind.rawValue)")
+        PostgresStore.register()
+        let url = kind == .postgres
+            ? try await PostgresTestServer.newStoreURL() : try ScratchStores.folder().appendingPathComponent("\(UUID().uuidString).\(kind.rawValue)")
         try await coordinator.addPersistentStore(type: kind.type, at: url)
     } else {
         try await coordinator.addPersistentStore(type: .inMemory)

@@ -2,12 +2,18 @@ import DirectoryStore
 import Foundation
 import JSONLinesStore
 import Strata
+import StrataPostgres
 import Testing
 
-/// The store types the conformance suite runs over: Strata's in-memory, binary and SQLite stores,
-/// and the samples' stores of a user's own: JSON lines (atomic) and a directory (incremental).
+/// The store types the conformance suite runs over: Strata's in-memory, binary, SQLite and
+/// PostgreSQL stores (the last when a test server is given: ``PostgresTestServer``), and the
+/// samples' stores of a user's own: JSON lines (atomic) and a directory (incremental).
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case inMemory, binary, sqlite, jsonLines, directory
+    case inMemory, binary, sqlite, jsonLines, directory, postgres
+
+    static var allCases: [StoreKind] {
+        [.inMemory, .binary, .sqlite, .jsonLines, .directory] + (PostgresTestServer.isAvailable ? [.postgres] : [])
+    }
 
     var testDescription: String { rawValue }
 
@@ -18,18 +24,27 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case .sqlite: .sqlite
         case .jsonLines: JSONLinesStore.storeType
         case .directory: DirectoryStore.storeType
+        case .postgres: .postgreSQL
         }
     }
 
     /// The stores the fetch and predicate suites run over: the coordinator's in-memory tables
     /// (every atomic store's path) and an incremental store read through snapshots.
-    static let queryable: [StoreKind] = [.inMemory, .sqlite]
+    static let queryable: [StoreKind] = [.inMemory, .sqlite] + (PostgresTestServer.isAvailable ? [.postgres] : [])
 
     /// Whether the store is an atomic store (its file written whole at each save).
     var isAtomic: Bool { self == .binary || self == .jsonLines }
 
     /// Whether the store keeps its objects when its coordinator goes away.
     var isPersistent: Bool { self != .inMemory }
+
+    /// Whether the store is a file (or a folder) on this machine.
+    var isFile: Bool { self != .inMemory && self != .postgres }
+
+    /// A new store's URL: a file in `folder`, or a schema of its own on the test server.
+    func newStoreURL(in folder: URL) async throws -> URL {
+        self == .postgres ? try await PostgresTestServer.newStoreURL() : folder.appendingPathComponent("Store.\(rawValue)")
+    }
 }
 
 /// A store of one kind in a temporary folder, reopened as a user would.
@@ -43,10 +58,11 @@ struct StoreUnderTest {
     init(_ kind: StoreKind, model: ManagedObjectModel) async throws {
         JSONLinesStore.register()
         DirectoryStore.register()
+        PostgresStore.register()
         self.kind = kind
         self.model = model
         directory = try Fixtures.temporaryDirectory()
-        url = directory.appendingPathComponent("Store.\(kind.rawValue)")
+        url = try await kind.newStoreURL(in: directory)
         memoryCoordinator = kind.isPersistent ? nil : try await makeCoordinator(model)
     }
 
@@ -71,5 +87,7 @@ struct StoreUnderTest {
 
     func remove() {
         try? FileManager.default.removeItem(at: directory)
+        // A Postgres store's schema goes with the test process (PostgresTestServer's sweep):
+        // a coordinator of the test may still be reading it.
     }
 }

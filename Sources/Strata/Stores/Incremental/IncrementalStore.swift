@@ -135,11 +135,15 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
 
     /// The store has been added and its metadata checked: a store may now create what a new
     /// store needs, or write metadata the coordinator brought up to date.
-    func didAdd() throws {}
+    func didAdd() throws {
+        try (self as? any PackageIncrementalStore)?.storeWasAdded()
+    }
 
     /// Whether another process (or coordinator) committed to the store since the last snapshot
     /// this store made: the coordinator then starts a new generation.
-    var hasOutsideChanges: Bool { false }
+    var hasOutsideChanges: Bool {
+        (self as? any PackageIncrementalStore)?.hasChangesFromOutside ?? false
+    }
 
     /// The row of an object, read through `snapshot`.
     func row(for id: ManagedObjectID, layout: EntityLayout, in snapshot: any IncrementalStoreSnapshot) throws -> Row? {
@@ -197,6 +201,10 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
 
     // Persistent history is the store's to record in its own transaction: a store of your own
     // has none (the SQLite store overrides these).
+
+    override func didRemove() {
+        (self as? any PackageIncrementalStore)?.storeWasRemoved()
+    }
 
     override func historyTransactions(
         after position: PersistentHistoryChangeRequest.Position, authors: PersistentHistoryChangeRequest.AuthorFilter

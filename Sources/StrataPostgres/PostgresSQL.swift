@@ -1,0 +1,136 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import Strata
+
+/// Statements on one connection, run to completion from synchronous code: the store's contract
+/// is synchronous (it runs on the coordinator's and contexts' queues, never on an event loop), so
+/// each statement waits for its future. Every value is a bound parameter; only identifiers,
+/// quoted by ``PostgresSQL/quoted(_:)``, are ever part of the SQL text.
+enum PostgresSQL {
+    /// `name` as a quoted identifier: any name, however hostile, stays one identifier.
+    static func quoted(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// `name` in `schema`, both quoted.
+    static func qualified(_ schema: String, _ name: String) -> String {
+        quoted(schema) + "." + quoted(name)
+    }
+
+    /// The bindings of values as the SQLite store encodes them (the PostgreSQL store keeps Core
+    /// Data's encodings: integers, doubles, text and bytes).
+    static func bindings(_ values: [SQLiteValue]) -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values {
+            switch value {
+            case .null: bindings.appendNull()
+            case .integer(let v): bindings.append(v)
+            case .real(let v): bindings.append(v)
+            case .text(let v): bindings.append(v)
+            case .blob(let v): bindings.append(ByteBuffer(bytes: v))
+            }
+        }
+        return bindings
+    }
+
+    /// The error a failed statement becomes: the server's refusal with its SQLSTATE, or the
+    /// connection's loss.
+    static func storeError(_ error: any Error, doing what: String) -> any Error {
+        if error is PostgresStoreError || error is PersistenceError { return error }
+        guard let error = error as? PSQLError else {
+            return PostgresStoreError(.unreachable, "\(what): \(error)")
+        }
+        if let info = error.serverInfo {
+            let message = info[.message] ?? "the server refused the statement"
+            return PostgresStoreError(.server, sqlState: info[.sqlState], "\(what): \(message)\(info[.detail].map { " (\($0))" } ?? "")")
+        }
+        return PostgresStoreError(.unreachable, "\(what): the connection to the server failed (\(error.code))")
+    }
+}
+
+extension PostgresConnection {
+    /// Runs `sql` with `values` bound, and returns every row.
+    func rows(_ sql: String, _ values: [SQLiteValue] = [], logger: Logger) throws -> [PostgresRow] {
+        try result(sql, PostgresSQL.bindings(values), logger: logger).rows
+    }
+
+    /// Runs `sql` with `bindings`, and returns every row.
+    func rows(_ sql: String, bindings: PostgresBindings, logger: Logger) throws -> [PostgresRow] {
+        try result(sql, bindings, logger: logger).rows
+    }
+
+    /// Runs `sql` with `values` bound, and returns how many rows it changed.
+    @discardableResult
+    func run(_ sql: String, _ values: [SQLiteValue] = [], logger: Logger) throws -> Int {
+        try result(sql, PostgresSQL.bindings(values), logger: logger).metadata.rows ?? 0
+    }
+
+    private func result(_ sql: String, _ bindings: PostgresBindings, logger: Logger) throws -> PostgresQueryResult {
+        do {
+            return try query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait()
+        } catch {
+            throw PostgresSQL.storeError(error, doing: "a statement failed")
+        }
+    }
+}
+
+extension PostgresCell {
+    /// The cell's value as the store wrote it, read by the column's storage class.
+    func value(as storage: PostgresStorage) throws -> SQLiteValue {
+        guard bytes != nil else { return .null }
+        do {
+            switch storage {
+            case .integer: return .integer(try decode(Int64.self))
+            case .real: return .real(try decode(Double.self))
+            case .text: return .text(try decode(String.self))
+            case .blob: return .blob(try decode(Data.self))
+            }
+        } catch {
+            throw PostgresStoreError(.server, "the column \(columnName) holds a \(dataType) the store did not write: \(error)")
+        }
+    }
+
+    /// An integer column's value, or `nil` for NULL.
+    func int64() throws -> Int64? {
+        guard bytes != nil else { return nil }
+        do {
+            return try decode(Int64.self)
+        } catch {
+            throw PostgresStoreError(.server, "the column \(columnName) holds a \(dataType), not the bigint the store wrote: \(error)")
+        }
+    }
+}
+
+/// How a column stores values: the four classes of Core Data's encodings.
+enum PostgresStorage: Sendable {
+    case integer, real, text, blob
+
+    init(_ type: AttributeType) {
+        switch type {
+        case .integer16, .integer32, .integer64, .boolean: self = .integer
+        case .double, .float, .date, .decimal: self = .real
+        case .string, .uri, .objectID: self = .text
+        case .binaryData, .transformable, .uuid, .composite, .undefined: self = .blob
+        }
+    }
+
+    /// The column type.
+    var sqlType: String {
+        switch self {
+        case .integer: "bigint"
+        case .real: "double precision"
+        case .text: "text"
+        case .blob: "bytea"
+        }
+    }
+}
+
+extension PostgresConnection {
+    /// Closes the connection without waiting, keeping it alive until it is closed (a connection
+    /// that goes before its close completes is a bug postgres-nio asserts on).
+    func closeSoon() {
+        close().whenComplete { _ in withExtendedLifetime(self) {} }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import Strata
+
+/// The tables of a model in a PostgreSQL schema: the SQLite store's tables, columns and indexes
+/// (Core Data's scheme: one table per root entity with `Z_PK`, `Z_ENT`, `Z_OPT` and a column per
+/// property, join tables for many-to-many relationships, `Z_PRIMARYKEY` counting reference
+/// numbers), with PostgreSQL's types, every name quoted, and uniqueness constraints as unique
+/// indexes. Two tables of the store's own: `Z_METADATA` (the store's UUID, metadata as JSON, and
+/// `Z_CHANGE`, the number of the last save, which orders saves and tells a coordinator that
+/// another one committed).
+struct PostgresSchema {
+    let schema: String
+    let model: CoreDataSQLiteSchema
+
+    /// The maximum length of a PostgreSQL name (longer ones are cut, and could then clash).
+    static let maximumNameLength = 63
+
+    func table(_ name: String) -> String {
+        PostgresSQL.qualified(schema, name)
+    }
+
+    /// The statements that create the store's own tables, and its metadata row.
+    var storeTables: [String] {
+        [
+            "CREATE TABLE IF NOT EXISTS \(table("Z_METADATA")) (\"Z_VERSION\" integer PRIMARY KEY, \"Z_UUID\" text NOT NULL, "
+                + "\"Z_METADATA\" text NOT NULL, \"Z_CHANGE\" bigint NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS \(table("Z_PRIMARYKEY")) (\"Z_ENT\" integer PRIMARY KEY, \"Z_NAME\" text NOT NULL, "
+                + "\"Z_SUPER\" integer NOT NULL, \"Z_MAX\" bigint NOT NULL)",
+        ]
+    }
+
+    /// The statements that create the model's tables and indexes where they are missing.
+    func modelTables() throws -> [String] {
+        var statements: [String] = []
+        for table in model.tables {
+            try check(table.name)
+            var columns = ["\"Z_PK\" bigint PRIMARY KEY", "\"Z_ENT\" integer NOT NULL", "\"Z_OPT\" bigint NOT NULL"]
+            for column in table.columns {
+                try check(column.name)
+                columns.append("\(PostgresSQL.quoted(column.name)) \(Self.storage(ofDeclaredType: column.type).sqlType)")
+            }
+            statements.append("CREATE TABLE IF NOT EXISTS \(self.table(table.name)) (\(columns.joined(separator: ", ")))")
+        }
+        for join in model.joinTables {
+            try check(join.name)
+            let columns = join.columns.map { "\(PostgresSQL.quoted($0)) bigint NOT NULL" }
+            let key = "PRIMARY KEY (\(join.primaryKey.map(PostgresSQL.quoted).joined(separator: ", ")))"
+            statements.append("CREATE TABLE IF NOT EXISTS \(table(join.name)) (\((columns + [key]).joined(separator: ", ")))")
+        }
+        for index in model.indexes {
+            let columns = index.columns.map { column -> String in
+                PostgresSQL.quoted(column.name) + (column.clause.hasSuffix("DESC") ? " DESC" : "")
+            }
+            statements.append(
+                "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(PostgresSQL.quoted(Self.indexName(index.name))) "
+                    + "ON \(table(index.table)) (\(columns.joined(separator: ", ")))")
+        }
+        return statements
+    }
+
+    /// The `Z_PRIMARYKEY` rows of the model's entities, as (number, name, superentity's number).
+    var entityRows: [(number: Int, name: String, superNumber: Int)] {
+        model.entities.map { ($0.number, $0.name, $0.superNumber) }
+    }
+
+    /// How the SQLite store's declared column type stores values.
+    static func storage(ofDeclaredType type: String) -> PostgresStorage {
+        switch type {
+        case "INTEGER": .integer
+        case "FLOAT", "TIMESTAMP", "DECIMAL": .real
+        case "VARCHAR": .text
+        default: .blob
+        }
+    }
+
+    /// An index's name, kept under PostgreSQL's limit: a long one is cut and given a hash of the
+    /// whole, so that two long names never become one.
+    static func indexName(_ name: String) -> String {
+        guard name.utf8.count > maximumNameLength else { return name }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: stable across runs and machines
+        for byte in name.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        let suffix = "_" + String(hash, radix: 16)
+        var prefix = ""
+        for character in name {
+            guard prefix.utf8.count + String(character).utf8.count + suffix.utf8.count <= maximumNameLength else { break }
+            prefix.append(character)
+        }
+        return prefix + suffix
+    }
+
+    private func check(_ name: String) throws {
+        guard name.utf8.count <= Self.maximumNameLength else {
+            throw PersistenceError(
+                .incompatibleStore, "the model's name \(name) is longer than PostgreSQL's 63 bytes; rename the entity or property")
+        }
+    }
+}

@@ -1,0 +1,304 @@
+import Dispatch
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import Strata
+
+/// A store in a PostgreSQL database: one object graph for many app servers.
+///
+/// ```swift
+/// PostgresStore.register()
+/// try await coordinator.addPersistentStore(
+///     type: .postgreSQL, at: URL(string: "postgres://app@db.internal:5432/inventory?schema=strata")!,
+///     options: [PersistentStoreOption.remoteChangeNotifications: true])
+/// ```
+///
+/// The URL names the server (or `?host=/socket/folder` for a Unix socket), the database and the
+/// schema the store's tables live in (`public` by default); the password comes from
+/// `PGPASSWORD` and TLS from `PGSSLMODE`, never from the URL (see `docs/PostgresStore.md`).
+///
+/// The tables follow the SQLite store's scheme (``PostgresSchema``), so a model has the same
+/// tables, columns and entity numbers in both. What the store does, as an ``IncrementalStore``:
+/// - Each generation reads through a `REPEATABLE READ` snapshot (``PostgresSnapshot``): a
+///   context sees one state of the database for as long as it works.
+/// - A save is one transaction, with optimistic locking in each statement (`Z_OPT`), uniqueness
+///   constraints checked and enforced by unique indexes, and a bounded retry on serialization
+///   failures and deadlocks; then a `NOTIFY` that every other coordinator on the store hears.
+/// - Reference numbers come from `Z_PRIMARYKEY`, in a statement of their own: never handed out
+///   twice, by any server.
+public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @unchecked Sendable {
+    // Sendable by proof: every mutable part is in `state` (a lock) or is a Sendable pool or
+    // listener; reads come from contexts' threads, saves one at a time on the coordinator's queue.
+
+    /// Registers the store class with the coordinator, for ``Strata/StoreType/postgreSQL``.
+    public static func register() {
+        PersistentStoreCoordinator.registerStoreClass(PostgresStore.self, forStoreType: .postgreSQL)
+    }
+
+    let location: PostgresLocation
+    let pool: PostgresConnectionPool
+    let schema: PostgresSchema
+    let mapping: CoreDataSQLiteMapping
+    let logger = Logger(label: "strata.postgres")
+    /// Saves retried after a serialization failure or deadlock, at most.
+    static let saveAttempts = 5
+
+    private struct State {
+        /// The number of the last save this store saw committed (its own, or another's by
+        /// notification), and the one its latest snapshot was made at.
+        var latestChange: Int64 = 0
+        var snapshotChange: Int64 = 0
+        /// The metadata as last written to `Z_METADATA`.
+        var writtenMetadata: [String: MetadataValue] = [:]
+        var listener: PostgresChangeListener?
+    }
+    private let state = ThreadLocked(State())
+
+    public required init(
+        coordinator: PersistentStoreCoordinator, configurationName: String?, url: URL?, options: [String: any Sendable]
+    ) throws {
+        guard let url else {
+            throw PostgresStoreError(.invalidURL, "a PostgreSQL store is added with its URL: postgres://user@host:port/database?schema=name")
+        }
+        location = try PostgresLocation(url: url)
+        pool = PostgresConnectionPool(configuration: try location.configuration(), logger: logger)
+        mapping = CoreDataSQLiteMapping(model: coordinator.managedObjectModel)
+        guard mapping.unsupported.isEmpty else {
+            throw PersistenceError(
+                .incompatibleStore,
+                "to-many relationships without an inverse cannot be stored in the SQLite scheme the PostgreSQL store uses: "
+                    + mapping.unsupported.joined(separator: ", "))
+        }
+        schema = PostgresSchema(schema: location.schema, model: mapping.schema)
+        try super.init(coordinator: coordinator, configurationName: configurationName, url: url, options: options)
+    }
+
+    // MARK: The contract (the work is in the extensions: +Reading, +Saving)
+
+    public override func execute(_ request: IncrementalStoreRequest, with snapshot: (any IncrementalStoreSnapshot)?) throws -> IncrementalStoreResult {
+        switch request {
+        case .fetch(let entity, let predicate): .nodes(try fetchNodes(of: entity, matching: predicate, with: snapshot))
+        case .save(let changes): .saved(versions: try save(changes))
+        }
+    }
+
+    public override func newValuesForObject(with objectID: ManagedObjectID, with snapshot: any IncrementalStoreSnapshot) throws -> IncrementalStoreNode? {
+        try node(for: objectID, with: snapshot)
+    }
+
+    public override func newValue(
+        forRelationship relationship: RelationshipDescription, forObjectWith objectID: ManagedObjectID, with snapshot: any IncrementalStoreSnapshot
+    ) throws -> [ManagedObjectID] {
+        try targets(of: relationship, for: objectID, with: snapshot)
+    }
+
+    public override func obtainPermanentIDs(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID] {
+        try takeReferenceNumbers(for: objectIDs)
+    }
+
+    // MARK: Metadata
+
+    /// Creates the store's own tables if the schema has none (under a lock, so that servers
+    /// starting at once create them once) and reads its UUID, metadata and last save's number.
+    public override func loadMetadata() throws {
+        let (uuid, metadata, change) = try withTransaction { connection in
+            try lockSchema(connection)
+            try connection.run("CREATE SCHEMA IF NOT EXISTS \(PostgresSQL.quoted(location.schema))", logger: logger)
+            if try !tableExists("Z_METADATA", connection) {
+                guard try tables(connection).isEmpty else {
+                    throw PostgresStoreError(
+                        .notAStore, "the schema \(location.schema) of \(location.database) holds tables, but not a Strata store's; give the store a schema of its own")
+                }
+                for statement in schema.storeTables { try connection.run(statement, logger: logger) }
+                try connection.run(
+                    "INSERT INTO \(schema.table("Z_METADATA")) (\"Z_VERSION\", \"Z_UUID\", \"Z_METADATA\", \"Z_CHANGE\") VALUES (1, $1, '{}', 0)",
+                    [.text(identifier)], logger: logger)
+            }
+            guard let row = try connection.rows("SELECT \"Z_UUID\", \"Z_METADATA\", \"Z_CHANGE\" FROM \(schema.table("Z_METADATA"))", logger: logger).first
+            else { throw PostgresStoreError(.notAStore, "the store's metadata row is missing from \(location.schema).Z_METADATA") }
+            let cells = row.makeRandomAccess()
+            guard case .text(let uuid) = try cells[0].value(as: .text), case .text(let json) = try cells[1].value(as: .text) else {
+                throw PostgresStoreError(.notAStore, "the store's metadata row is empty")
+            }
+            let metadata: [String: MetadataValue]
+            do {
+                metadata = try JSONDecoder().decode([String: MetadataValue].self, from: Data(json.utf8))
+            } catch {
+                throw PostgresStoreError(.notAStore, "the store's metadata is not what Strata writes: \(error)")
+            }
+            return (uuid, metadata, try cells[2].int64() ?? 0)
+        }
+        var loaded = metadata
+        loaded[PersistentStore.storeUUIDKey] = .string(uuid)
+        replaceMetadata(loaded)
+        state.withLock { state in
+            state.writtenMetadata = self.metadata
+            state.latestChange = change
+            state.snapshotChange = change
+        }
+    }
+
+    /// Reads a store's metadata without adding it.
+    public override class func metadataForPersistentStore(at url: URL) throws -> [String: MetadataValue] {
+        let location = try PostgresLocation(url: url)
+        let pool = PostgresConnectionPool(configuration: try location.configuration(), logger: Logger(label: "strata.postgres"))
+        defer { pool.drain() }
+        return try pool.withConnection { connection in
+            let table = PostgresSQL.qualified(location.schema, "Z_METADATA")
+            guard let row = try connection.rows("SELECT \"Z_UUID\", \"Z_METADATA\" FROM \(table)", logger: Logger(label: "strata.postgres")).first,
+                case .text(let uuid) = try row.makeRandomAccess()[0].value(as: .text),
+                case .text(let json) = try row.makeRandomAccess()[1].value(as: .text)
+            else {
+                throw PostgresStoreError(.notAStore, "\(location) holds no store")
+            }
+            var metadata = try JSONDecoder().decode([String: MetadataValue].self, from: Data(json.utf8))
+            metadata[PersistentStore.storeUUIDKey] = .string(uuid)
+            return metadata
+        }
+    }
+
+    /// Writes a store's metadata without adding it; its UUID stays what it is.
+    public override class func setMetadata(_ metadata: [String: MetadataValue], forPersistentStoreAt url: URL) throws {
+        let location = try PostgresLocation(url: url)
+        let logger = Logger(label: "strata.postgres")
+        let pool = PostgresConnectionPool(configuration: try location.configuration(), logger: logger)
+        defer { pool.drain() }
+        var stored = metadata
+        stored[PersistentStore.storeUUIDKey] = nil
+        try pool.withConnection { connection in
+            let changed = try connection.run(
+                "UPDATE \(PostgresSQL.qualified(location.schema, "Z_METADATA")) SET \"Z_METADATA\" = $1", [.text(try metadataJSON(stored))],
+                logger: logger)
+            guard changed == 1 else { throw PostgresStoreError(.notAStore, "\(location) holds no store") }
+        }
+    }
+
+    /// Metadata as `Z_METADATA` holds it: JSON, keys sorted.
+    static func metadataJSON(_ metadata: [String: MetadataValue]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(metadata), as: UTF8.self)
+    }
+
+    // MARK: Added and removed
+
+    /// Creates the model's tables where they are missing, records its entities in
+    /// `Z_PRIMARYKEY`, writes the metadata the coordinator completed, and starts listening for
+    /// other servers' saves.
+    package func storeWasAdded() throws {
+        try withTransaction { connection in
+            try lockSchema(connection)
+            for statement in try schema.modelTables() { try connection.run(statement, logger: logger) }
+            for entity in schema.entityRows {
+                try connection.run(
+                    "INSERT INTO \(schema.table("Z_PRIMARYKEY")) (\"Z_ENT\", \"Z_NAME\", \"Z_SUPER\", \"Z_MAX\") VALUES ($1, $2, $3, 0) "
+                        + "ON CONFLICT (\"Z_ENT\") DO NOTHING",
+                    [.integer(Int64(entity.number)), .text(entity.name), .integer(Int64(entity.superNumber))], logger: logger)
+            }
+            try writeMetadataIfChanged(connection)
+        }
+        let listener = PostgresChangeListener(
+            channel: changeChannel, lastChangeSQL: "SELECT \"Z_CHANGE\" FROM \(schema.table("Z_METADATA"))", configuration: try location.configuration(), logger: logger
+        ) { [weak self] number in
+            self?.heard(change: number)
+        }
+        try listener.start()
+        state.withLock { $0.listener = listener }
+    }
+
+    package func storeWasRemoved() {
+        state.withLock { state in
+            state.listener?.stop()
+            state.listener = nil
+        }
+        pool.drain()
+    }
+
+    // MARK: Snapshots and changes from outside
+
+    public override func newSnapshot() throws -> any IncrementalStoreSnapshot {
+        let change = state.withLock { state in
+            state.snapshotChange = state.latestChange
+            return state.latestChange
+        }
+        return PostgresSnapshot(changeNumber: change, pool: pool, logger: logger)
+    }
+
+    package var hasChangesFromOutside: Bool {
+        state.withLock { $0.latestChange > $0.snapshotChange }
+    }
+
+    /// The channel saves notify: one per store, named by its UUID.
+    var changeChannel: String {
+        "strata_" + identifier.lowercased().filter { $0.isHexDigit }
+    }
+
+    /// Another server (or this one) committed save `number`: when it is news, the coordinator
+    /// takes it in. Called on the listener's queue, never on an event loop.
+    private func heard(change number: Int64) {
+        let isNews = state.withLock { state in
+            guard number > state.latestChange else { return false }
+            state.latestChange = number
+            return true
+        }
+        if isNews { persistentStoreCoordinator?.noticeOutsideChangesSynchronously(of: identifier) }
+    }
+
+    /// A save of this store's committed as `number`.
+    func committed(change number: Int64) {
+        state.withLock { state in state.latestChange = max(state.latestChange, number) }
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a transaction on a pooled connection: committed when it returns, rolled
+    /// back when it throws.
+    func withTransaction<T>(isolation: String = "READ COMMITTED", _ body: (PostgresConnection) throws -> T) throws -> T {
+        let connection = try pool.take()
+        do {
+            try connection.run("BEGIN ISOLATION LEVEL \(isolation)", logger: logger)
+            let result = try body(connection)
+            try connection.run("COMMIT", logger: logger)
+            pool.giveBack(connection)
+            return result
+        } catch {
+            if (try? connection.run("ROLLBACK", logger: logger)) != nil {
+                pool.giveBack(connection)
+            } else {
+                connection.closeSoon()
+            }
+            throw error
+        }
+    }
+
+    /// Serialises schema changes across servers for the rest of the transaction.
+    private func lockSchema(_ connection: PostgresConnection) throws {
+        try connection.run("SELECT pg_advisory_xact_lock(hashtext($1))", [.text("strata:" + location.schema)], logger: logger)
+    }
+
+    private func tableExists(_ name: String, _ connection: PostgresConnection) throws -> Bool {
+        try !connection.rows(
+            "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = $2", [.text(location.schema), .text(name)], logger: logger
+        ).isEmpty
+    }
+
+    private func tables(_ connection: PostgresConnection) throws -> [PostgresRow] {
+        try connection.rows("SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = $1", [.text(location.schema)], logger: logger)
+    }
+
+    /// Forgets what `Z_METADATA` holds, after a transaction that may have written it rolled back.
+    func forgetWrittenMetadata() {
+        state.withLock { $0.writtenMetadata = [:] }
+    }
+
+    /// Writes the metadata when it differs from what `Z_METADATA` holds, in the caller's transaction.
+    func writeMetadataIfChanged(_ connection: PostgresConnection) throws {
+        let current = metadata
+        guard state.withLock({ $0.writtenMetadata }) != current else { return }
+        var stored = current
+        stored[PersistentStore.storeUUIDKey] = nil
+        try connection.run("UPDATE \(schema.table("Z_METADATA")) SET \"Z_METADATA\" = $1", [.text(try Self.metadataJSON(stored))], logger: logger)
+        state.withLock { $0.writtenMetadata = current }
+    }
+}

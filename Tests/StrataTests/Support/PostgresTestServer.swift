@@ -1,0 +1,102 @@
+import Foundation
+import Synchronization
+import Logging
+import PostgresNIO
+import StrataPostgres
+import Testing
+
+/// The PostgreSQL server the tests run the Postgres store on: `STRATA_POSTGRES_URL`
+/// (`scripts/test` starts a throwaway cluster and sets it; set it yourself to use another
+/// server, where the tests make and drop schemas named `strata_t<pid>_<n>`). Without it the
+/// Postgres cases are left out, unless `STRATA_REQUIRE_POSTGRES=1` (CI), which fails instead.
+enum PostgresTestServer {
+    static let url: String? = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    static let isRequired = ProcessInfo.processInfo.environment["STRATA_REQUIRE_POSTGRES"] == "1"
+    static var isAvailable: Bool {
+        PostgresStore.register()
+        return url != nil
+    }
+
+    private static let counter = Counter()
+
+    /// A store URL with a schema of its own, not yet made. The first call drops the schemas of
+    /// test processes that have ended.
+    static func newStoreURL() async throws -> URL {
+        guard let url else { throw PostgresStoreError(.invalidURL, "STRATA_POSTGRES_URL is not set") }
+        try await Sweeper.shared.sweepOnce()
+        let schema = "strata_t\(getpid())_\(counter.next())"
+        guard let storeURL = URL(string: url + (url.contains("?") ? "&" : "?") + "schema=" + schema) else {
+            throw PostgresStoreError(.invalidURL, "STRATA_POSTGRES_URL is not a URL")
+        }
+        return storeURL
+    }
+
+    /// Drops the schema of a store URL `newStoreURL()` gave.
+    static func dropSchema(of storeURL: URL) async throws {
+        guard let schema = URLComponents(url: storeURL, resolvingAgainstBaseURL: false)?.queryItems?.first(where: { $0.name == "schema" })?.value
+        else { return }
+        try await execute("DROP SCHEMA IF EXISTS \"\(schema)\" CASCADE")
+    }
+
+    /// Runs one statement on the test server.
+    static func execute(_ sql: String) async throws {
+        let connection = try await connect()
+        defer { Task { try? await connection.close() } }
+        _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).get()
+    }
+
+    /// The test server's rows for `sql`, each as text columns.
+    static func rows(_ sql: String) async throws -> [[String?]] {
+        let connection = try await connect()
+        defer { Task { try? await connection.close() } }
+        var rows: [[String?]] = []
+        for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger) {
+            rows.append(try row.map { cell in try cell.decode(String?.self) })
+        }
+        return rows
+    }
+
+    private static let logger = Logger(label: "strata.tests.postgres")
+
+    private static func connect() async throws -> PostgresConnection {
+        guard let url, let components = URLComponents(string: url) else { throw PostgresStoreError(.invalidURL, "no test server") }
+        let configuration = PostgresConnection.Configuration(
+            host: components.host ?? "127.0.0.1", port: components.port ?? 5432, username: components.user ?? "postgres",
+            password: ProcessInfo.processInfo.environment["PGPASSWORD"], database: String(components.path.dropFirst()), tls: .disable)
+        return try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+    }
+
+    /// Drops the schemas of test processes that have ended, once per process.
+    private actor Sweeper {
+        static let shared = Sweeper()
+        private var done = false
+
+        func sweepOnce() async throws {
+            guard !done else { return }
+            done = true
+            for row in try await rows("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'strata\\_t%\\_%'") {
+                guard let name = row.first ?? nil, let pid = Int32(name.dropFirst("strata_t".count).prefix { $0 != "_" }),
+                    kill(pid, 0) != 0, errno == ESRCH
+                else { continue }
+                try await execute("DROP SCHEMA IF EXISTS \"\(name)\" CASCADE")
+            }
+        }
+    }
+
+    private final class Counter: Sendable {
+        private let value = Mutex(0)
+        func next() -> Int {
+            value.withLock { value in
+                value += 1
+                return value
+            }
+        }
+    }
+}
+
+/// Fails when the Postgres cases are required but no server is given: CI never skips them.
+@Suite struct PostgresTestServerTests {
+    @Test func theServerIsGivenWhenRequired() {
+        #expect(!PostgresTestServer.isRequired || PostgresTestServer.url != nil, "STRATA_REQUIRE_POSTGRES=1 but STRATA_POSTGRES_URL is not set")
+    }
+}
