@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "strata-demo", targets: ["LibraryDemo"]),
         .executable(name: "notes-sample", targets: ["NotesSample"]),
         .executable(name: "shared-store-sample", targets: ["SharedStoreSample"]),
+        .executable(name: "app-servers-sample", targets: ["AppServersSample"]),
     ],
     dependencies: [
         // TreeDictionary (persistent generations) and OrderedSet (ordered to-many).
@@ -114,10 +115,16 @@ let package = Package(
             dependencies: ["Strata"],
             path: "Samples/SharedStore"
         ),
+        // Two app servers on one PostgreSQL database, each hearing the other's saves.
+        .executableTarget(
+            name: "AppServersSample",
+            dependencies: ["Strata", "StrataPostgres"],
+            path: "Samples/AppServers"
+        ),
         // The child process of the crash-safety test: saves in a loop until killed.
         .executableTarget(
             name: "StoreCrashHelper",
-            dependencies: ["Strata"],
+            dependencies: ["Strata", "StrataPostgres"],
             path: "Tests/Helpers/StoreCrashHelper"
         ),
         .testTarget(

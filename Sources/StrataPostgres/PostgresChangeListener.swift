@@ -13,12 +13,19 @@ import Strata
 /// a growing pause and then reports the number of the last save committed (read once listening
 /// again): whatever was committed while it was deaf is taken in by a new generation.
 final class PostgresChangeListener: Sendable {
+    enum Event: Sendable {
+        /// Save `number` was committed (or, listening anew, is the last one committed).
+        case saved(Int64)
+        /// Listening again after the connection was lost; `number` is the last save committed.
+        case reconnected(Int64)
+    }
+
     private let channel: String
     /// `SELECT` of the number of the last save committed.
     private let lastChangeSQL: String
     private let configuration: PostgresConnection.Configuration
     private let logger: Logger
-    private let onChange: @Sendable (Int64) -> Void
+    private let onChange: @Sendable (Event) -> Void
     private let queue = DispatchQueue(label: "strata.postgres.listener")
     private struct State {
         var connection: PostgresConnection?
@@ -26,7 +33,7 @@ final class PostgresChangeListener: Sendable {
     }
     private let state = ThreadLocked(State())
 
-    init(channel: String, lastChangeSQL: String, configuration: PostgresConnection.Configuration, logger: Logger, onChange: @escaping @Sendable (Int64) -> Void) {
+    init(channel: String, lastChangeSQL: String, configuration: PostgresConnection.Configuration, logger: Logger, onChange: @escaping @Sendable (Event) -> Void) {
         self.channel = channel
         self.lastChangeSQL = lastChangeSQL
         self.configuration = configuration
@@ -41,7 +48,7 @@ final class PostgresChangeListener: Sendable {
 
     /// Connects and listens; throws when the server cannot be reached now.
     func start() throws {
-        try connect()
+        try connect(again: false)
     }
 
     func stop() {
@@ -52,7 +59,7 @@ final class PostgresChangeListener: Sendable {
         connection?.closeSoon()
     }
 
-    private func connect() throws {
+    private func connect(again: Bool) throws {
         let connection: PostgresConnection
         do {
             connection = try PostgresConnection.connect(
@@ -64,7 +71,7 @@ final class PostgresChangeListener: Sendable {
         let queue = queue, onChange = onChange
         connection.addListener(channel: channel) { _, notification in
             guard let number = Int64(notification.payload) else { return }
-            queue.async { onChange(number) }
+            queue.async { onChange(.saved(number)) }
         }
         let lastChange: Int64?
         do {
@@ -88,7 +95,8 @@ final class PostgresChangeListener: Sendable {
             queue.async { self.reconnect(after: .milliseconds(50)) }
         }
         // Saves committed before the LISTEN took hold are heard this way.
-        if let lastChange { queue.async { onChange(lastChange) } }
+        let last = lastChange ?? 0
+        queue.async { onChange(again ? .reconnected(last) : .saved(last)) }
     }
 
     /// Connects again after `pause`, doubling it (to at most 5 s) while the server is away.
@@ -97,7 +105,7 @@ final class PostgresChangeListener: Sendable {
         queue.asyncAfter(deadline: .now() + pause) { [weak self] in
             guard let self, self.state.withLock({ !$0.stopped }) else { return }
             do {
-                try self.connect()
+                try self.connect(again: true)
                 self.logger.info("listening for other servers' saves again", metadata: ["channel": "\(self.channel)"])
             } catch {
                 let next: DispatchTimeInterval

@@ -11,7 +11,7 @@ import Strata
 enum PostgresSQL {
     /// `name` as a quoted identifier: any name, however hostile, stays one identifier.
     static func quoted(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        SQLDialect.quotedName(name)
     }
 
     /// `name` in `schema`, both quoted.
@@ -44,7 +44,11 @@ enum PostgresSQL {
         }
         if let info = error.serverInfo {
             let message = info[.message] ?? "the server refused the statement"
-            return PostgresStoreError(.server, sqlState: info[.sqlState], "\(what): \(message)\(info[.detail].map { " (\($0))" } ?? "")")
+            let state = info[.sqlState] ?? ""
+            // A server shutting down (57P01…) or a connection failure the server reports (08…)
+            // ends the connection: the server is out of reach, not refusing this statement.
+            let code: PostgresStoreError.Code = state.hasPrefix("57P") || state.hasPrefix("08") ? .unreachable : .server
+            return PostgresStoreError(code, sqlState: info[.sqlState], "\(what): \(message)\(info[.detail].map { " (\($0))" } ?? "")")
         }
         return PostgresStoreError(.unreachable, "\(what): the connection to the server failed (\(error.code))")
     }
@@ -68,6 +72,7 @@ extension PostgresConnection {
     }
 
     private func result(_ sql: String, _ bindings: PostgresBindings, logger: Logger) throws -> PostgresQueryResult {
+        guard !isClosed else { throw PostgresStoreError(.unreachable, "the connection to the server is closed") }
         do {
             return try query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait()
         } catch {

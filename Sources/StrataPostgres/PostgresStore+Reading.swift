@@ -6,16 +6,20 @@ import Strata
 /// Reading: an entity's rows (and each object's to-many targets, one statement per relationship
 /// for all the rows read) through a generation's snapshot.
 extension PostgresStore {
-    /// The objects of `entity` (not its subentities) that may match `predicate`: today every one
-    /// of them, the context evaluating the predicate.
+    /// The objects of `entity` (not its subentities) that may match `predicate`: what of the
+    /// predicate translates to SQL (``SQLFetchCondition``, as on the SQLite store, in
+    /// PostgreSQL's dialect) selects them in the query; the context evaluates the whole
+    /// predicate again on what comes back, so what does not translate only widens the read.
     func fetchNodes(of entity: EntityDescription, matching predicate: FetchPredicate?, with snapshot: (any IncrementalStoreSnapshot)?) throws
         -> [IncrementalStoreNode]
     {
         guard let table = mapping.entities[entity.name] else {
             throw PersistenceError(.unknownEntity, "the store has no table for the entity '\(entity.name)'")
         }
+        let condition = predicate.flatMap { SQLFetchCondition.compile($0, for: table, in: mapping, store: identifier, dialect: dialect) }
+        let sql = condition.map { SQLDialect.numberingPlaceholders($0.sql, from: 2) } ?? "TRUE"
         return try read(snapshot) { connection in
-            try nodes(of: table, where: "TRUE", [], connection: connection)
+            try nodes(of: table, where: sql, condition?.bindings ?? [], connection: connection)
         }
     }
 

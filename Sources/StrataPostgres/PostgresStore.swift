@@ -40,6 +40,8 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
     let pool: PostgresConnectionPool
     let schema: PostgresSchema
     let mapping: CoreDataSQLiteMapping
+    /// How fetch predicates compile for this store's tables.
+    let dialect: SQLDialect
     let logger = Logger(label: "strata.postgres")
     /// Saves retried after a serialization failure or deadlock, at most.
     static let saveAttempts = 5
@@ -49,6 +51,9 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
         /// notification), and the one its latest snapshot was made at.
         var latestChange: Int64 = 0
         var snapshotChange: Int64 = 0
+        /// The connection to the server was lost and found again: the latest snapshot's
+        /// connection may be gone with it, so the next generation takes a new one.
+        var reconnected = false
         /// The metadata as last written to `Z_METADATA`.
         var writtenMetadata: [String: MetadataValue] = [:]
         var listener: PostgresChangeListener?
@@ -71,6 +76,7 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
                     + mapping.unsupported.joined(separator: ", "))
         }
         schema = PostgresSchema(schema: location.schema, model: mapping.schema)
+        dialect = .postgreSQL(schema: location.schema)
         try super.init(coordinator: coordinator, configurationName: configurationName, url: url, options: options)
     }
 
@@ -174,6 +180,41 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
         }
     }
 
+    /// Drops a store: its tables (every `Z…` table of its schema, which holds nothing else), then
+    /// the schema itself when it is left empty and is not `public`. Remove the store from every
+    /// coordinator first; a server that still has it open fails its next statement.
+    public static func destroyStore(at url: URL) throws {
+        let location = try PostgresLocation(url: url)
+        let logger = Logger(label: "strata.postgres")
+        let pool = PostgresConnectionPool(configuration: try location.configuration(), logger: logger)
+        defer { pool.drain() }
+        try pool.withConnection { connection in
+            try connection.run("BEGIN", logger: logger)
+            do {
+                let schema = [SQLiteValue.text(location.schema)]
+                guard
+                    !(try connection.rows(
+                        "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = 'Z_METADATA'", schema, logger: logger)
+                    ).isEmpty
+                else { throw PostgresStoreError(.notAStore, "\(location) holds no store") }
+                let tables = try connection.rows(
+                    "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename LIKE 'Z%'", schema, logger: logger)
+                for row in tables {
+                    guard case .text(let name) = try row.makeRandomAccess()[0].value(as: .text) else { continue }
+                    try connection.run("DROP TABLE \(PostgresSQL.qualified(location.schema, name)) CASCADE", logger: logger)
+                }
+                let left = try connection.rows("SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1", schema, logger: logger)
+                if left.isEmpty, location.schema != "public" {
+                    try connection.run("DROP SCHEMA \(PostgresSQL.quoted(location.schema))", logger: logger)
+                }
+                try connection.run("COMMIT", logger: logger)
+            } catch {
+                _ = try? connection.run("ROLLBACK", logger: logger)
+                throw error
+            }
+        }
+    }
+
     /// Metadata as `Z_METADATA` holds it: JSON, keys sorted.
     static func metadataJSON(_ metadata: [String: MetadataValue]) throws -> String {
         let encoder = JSONEncoder()
@@ -200,8 +241,8 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
         }
         let listener = PostgresChangeListener(
             channel: changeChannel, lastChangeSQL: "SELECT \"Z_CHANGE\" FROM \(schema.table("Z_METADATA"))", configuration: try location.configuration(), logger: logger
-        ) { [weak self] number in
-            self?.heard(change: number)
+        ) { [weak self] event in
+            self?.heard(event)
         }
         try listener.start()
         state.withLock { $0.listener = listener }
@@ -220,13 +261,14 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
     public override func newSnapshot() throws -> any IncrementalStoreSnapshot {
         let change = state.withLock { state in
             state.snapshotChange = state.latestChange
+            state.reconnected = false
             return state.latestChange
         }
         return PostgresSnapshot(changeNumber: change, pool: pool, logger: logger)
     }
 
     package var hasChangesFromOutside: Bool {
-        state.withLock { $0.latestChange > $0.snapshotChange }
+        state.withLock { $0.latestChange > $0.snapshotChange || $0.reconnected }
     }
 
     /// The channel saves notify: one per store, named by its UUID.
@@ -234,12 +276,19 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
         "strata_" + identifier.lowercased().filter { $0.isHexDigit }
     }
 
-    /// Another server (or this one) committed save `number`: when it is news, the coordinator
-    /// takes it in. Called on the listener's queue, never on an event loop.
-    private func heard(change number: Int64) {
+    /// Another server (or this one) committed a save, or the listener connected again after
+    /// losing the server: when it is news, the coordinator takes it in. Called on the
+    /// listener's queue, never on an event loop.
+    private func heard(_ event: PostgresChangeListener.Event) {
         let isNews = state.withLock { state in
-            guard number > state.latestChange else { return false }
-            state.latestChange = number
+            switch event {
+            case .saved(let number):
+                guard number > state.latestChange else { return false }
+                state.latestChange = number
+            case .reconnected(let number):
+                state.latestChange = max(state.latestChange, number)
+                state.reconnected = true
+            }
             return true
         }
         if isNews { persistentStoreCoordinator?.noticeOutsideChangesSynchronously(of: identifier) }
@@ -263,7 +312,9 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
             pool.giveBack(connection)
             return result
         } catch {
-            if (try? connection.run("ROLLBACK", logger: logger)) != nil {
+            // Only a connection the server answered on can roll back: on a lost one the server
+            // has already rolled the transaction back, and a statement sent there may never end.
+            if (error as? PostgresStoreError)?.code != .unreachable, (try? connection.run("ROLLBACK", logger: logger)) != nil {
                 pool.giveBack(connection)
             } else {
                 connection.closeSoon()

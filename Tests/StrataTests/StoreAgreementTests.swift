@@ -3,7 +3,8 @@ import Foundation
 import StrataTestSupport
 import Testing
 
-/// The same graph saved into the coordinator's in-memory tables and into a SQLite store, asked
+/// The same graph saved into the coordinator's in-memory tables and into a SQLite store (and a
+/// PostgreSQL store, when a test server is given), asked
 /// the same seeded random predicates: both give the same objects (by entity and reference
 /// number, which both hand out alike for the same inserts). `STRATA_FUZZ_SEED` replays a run.
 @Suite struct StoreAgreementTests {
@@ -14,6 +15,8 @@ import Testing
         var random = SplitMix64(seed: Self.seed)
         let memory = try await PredicateTests.graph(.inMemory).0
         let sqlite = try await PredicateTests.graph(.sqlite).0
+        // The PostgreSQL store compiles the same predicates in its own dialect.
+        let postgres = PostgresTestServer.isAvailable ? try await PredicateTests.graph(.postgres).0 : nil
         var compared = 0, nonEmpty = 0
         for _ in 0..<300 {
             let format = Self.predicate(depth: 0, using: &random)
@@ -41,6 +44,7 @@ import Testing
             }
             let expected = try await fetch(memory)
             #expect(try await fetch(sqlite) == expected, "\(format) (seed \(Self.seed))")
+            if let postgres { #expect(try await fetch(postgres) == expected, "PostgreSQL: \(format) (seed \(Self.seed))") }
             compared += 1
             if expected.first != "|" { nonEmpty += 1 }
         }

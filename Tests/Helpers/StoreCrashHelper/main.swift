@@ -4,10 +4,15 @@
 //   Saves in a loop until killed (the crash-safety test). Each save n inserts one Item with
 //   index n and sets the Counter to n, then prints "saved n". A store that holds exactly the
 //   state of one completed save has a Counter k and Items 1…k.
-// Usage: StoreCrashHelper STORE sqlite increment COUNT WORKER
+// Usage: StoreCrashHelper STORE sqlite|postgres increment COUNT WORKER [ALL-ITEMS]
 //   Adds one to the Counter COUNT times, each in a save of its own that also inserts an Item
-//   with index WORKER × 1,000,000 + i; a save that meets another process's change refreshes
-//   and tries again. Prints "done, N retries" (the two-process test: no increment may be lost).
+//   with index WORKER × 1,000,000 + i and, when i is a multiple of 5, deletes Item i - 1 of its
+//   own; a save that meets another process's change refreshes and tries again. Prints
+//   "done, N retries" (the many-process tests: no increment may be lost). With ALL-ITEMS, then
+//   waits for remote change notifications until the store holds that many Items (every
+//   process's saves), and prints "heard all, N notifications".
+//
+// STORE is a file path, or a postgres:// URL (type postgres).
 // Usage: StoreCrashHelper STORE sqlite history COUNT PAUSE-MS
 //   With persistent history tracking, as author "writer": COUNT saves, PAUSE-MS apart, save n
 //   inserting Item n, setting the Counter to n and, from the second on, deleting Item n - 1.
@@ -15,18 +20,28 @@
 //   remote-change test measures how long until another process hears of it).
 import Foundation
 import Strata
+import StrataPostgres
 
 let arguments = CommandLine.arguments
-guard arguments.count == 2 || arguments.count == 3 || arguments.count == 6 else {
-    FileHandle.standardError.write(Data("usage: StoreCrashHelper STORE [binary|sqlite] [increment COUNT WORKER | history COUNT PAUSE-MS]\n".utf8))
+guard (2...7).contains(arguments.count) else {
+    FileHandle.standardError.write(
+        Data("usage: StoreCrashHelper STORE [binary|sqlite|postgres] [increment COUNT WORKER [ALL-ITEMS] | history COUNT PAUSE-MS]\n".utf8))
     exit(2)
 }
 let model = try CrashModel.make()
-let type: StoreType = arguments.count > 2 && arguments[2] == "sqlite" ? .sqlite : .binary
+PostgresStore.register()
+let type: StoreType = switch arguments.count > 2 ? arguments[2] : "binary" {
+case "sqlite": .sqlite
+case "postgres": .postgreSQL
+default: .binary
+}
+let storeURL = type == .postgreSQL ? URL(string: arguments[1])! : URL(fileURLWithPath: arguments[1])
 let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
 let tracksHistory = arguments.count == 6 && arguments[3] == "history"
+let waitsForAll = arguments.count == 7 ? Int(arguments[6]) : nil
 try await coordinator.addPersistentStore(
-    type: type, at: URL(fileURLWithPath: arguments[1]), options: [PersistentStoreOption.persistentHistoryTracking: tracksHistory])
+    type: type, at: storeURL,
+    options: [PersistentStoreOption.persistentHistoryTracking: tracksHistory, PersistentStoreOption.remoteChangeNotifications: waitsForAll != nil])
 let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
 
 if tracksHistory, let count = Int64(arguments[4]), let pause = UInt64(arguments[5]) {
@@ -49,7 +64,8 @@ if tracksHistory, let count = Int64(arguments[4]), let pause = UInt64(arguments[
     exit(0)
 }
 
-if arguments.count == 6, arguments[3] == "increment", let count = Int64(arguments[4]), let worker = Int64(arguments[5]) {
+if arguments.count >= 6, arguments[3] == "increment", let count = Int64(arguments[4]), let worker = Int64(arguments[5]) {
+    let notifications = coordinator.remoteChangeNotifications
     let retries = try await context.perform { context in
         var retries = 0
         for step in 1...count {
@@ -59,6 +75,11 @@ if arguments.count == 6, arguments[3] == "increment", let count = Int64(argument
                 try counter.setValue((try counter.value(forKey: "value") as? Int64 ?? 0) + 1, forKey: "value")
                 let item = try context.insertNewObject(forEntityName: "Item")
                 try item.setValue(worker * 1_000_000 + step, forKey: "index")
+                if step % 5 == 0 {
+                    var previous = FetchRequest<ManagedObject>(entityName: "Item")
+                    previous.predicate = try FetchPredicate(format: "index == %lld", worker * 1_000_000 + step - 1)
+                    for old in try context.fetch(previous) { context.delete(old) }
+                }
                 do {
                     try context.save()
                     break
@@ -72,6 +93,22 @@ if arguments.count == 6, arguments[3] == "increment", let count = Int64(argument
         return retries
     }
     print("done, \(retries) retries")
+    if let waitsForAll {
+        // Only notifications move this process on: it reads again each time one arrives.
+        var heard = 0
+        func items() async throws -> Int {
+            try await ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator).perform {
+                try $0.count(for: FetchRequest<ManagedObject>(entityName: "Item"))
+            }
+        }
+        if try await items() < waitsForAll {
+            for await _ in notifications {
+                heard += 1
+                if try await items() >= waitsForAll { break }
+            }
+        }
+        print("heard all, \(heard) notifications")
+    }
     exit(0)
 }
 

@@ -35,7 +35,7 @@ enum PostgresTestServer {
     static func dropSchema(of storeURL: URL) async throws {
         guard let schema = URLComponents(url: storeURL, resolvingAgainstBaseURL: false)?.queryItems?.first(where: { $0.name == "schema" })?.value
         else { return }
-        try await execute("DROP SCHEMA IF EXISTS \"\(schema)\" CASCADE")
+        try await execute("DROP SCHEMA IF EXISTS \"\(schema.replacingOccurrences(of: "\"", with: "\"\""))\" CASCADE")
     }
 
     /// Runs one statement on the test server.
@@ -78,7 +78,7 @@ enum PostgresTestServer {
                 guard let name = row.first ?? nil, let pid = Int32(name.dropFirst("strata_t".count).prefix { $0 != "_" }),
                     kill(pid, 0) != 0, errno == ESRCH
                 else { continue }
-                try await execute("DROP SCHEMA IF EXISTS \"\(name)\" CASCADE")
+                try await execute("DROP SCHEMA IF EXISTS \"\(name.replacingOccurrences(of: "\"", with: "\"\""))\" CASCADE")
             }
         }
     }
@@ -98,5 +98,61 @@ enum PostgresTestServer {
 @Suite struct PostgresTestServerTests {
     @Test func theServerIsGivenWhenRequired() {
         #expect(!PostgresTestServer.isRequired || PostgresTestServer.url != nil, "STRATA_REQUIRE_POSTGRES=1 but STRATA_POSTGRES_URL is not set")
+    }
+}
+
+/// A PostgreSQL cluster of a test's own (`scripts/postgres-server`), for a test that restarts
+/// its server: the shared test server must stay up for the tests running beside it.
+final class PrivatePostgresCluster: Sendable {
+    let url: String
+    let folder: String
+    private static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scripts/postgres-server")
+
+    /// Whether this machine has PostgreSQL's server programs.
+    static var canStart: Bool {
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        return versions.contains { FileManager.default.isExecutableFile(atPath: "/usr/lib/postgresql/\($0)/bin/initdb") }
+    }
+
+    init() throws {
+        let output = try Self.run(["start"])
+        func value(_ name: String) -> String? {
+            output.split(separator: "\n").first { $0.hasPrefix("export \(name)=") }
+                .map { String($0.dropFirst("export \(name)=".count)).trimmingCharacters(in: CharacterSet(charactersIn: "'")) }
+        }
+        guard let url = value("STRATA_POSTGRES_URL"), let folder = value("STRATA_POSTGRES_CLUSTER") else {
+            throw PostgresStoreError(.unreachable, "scripts/postgres-server start printed no URL: \(output)")
+        }
+        self.url = url
+        self.folder = folder
+    }
+
+    /// Stops the cluster and removes its folder.
+    func stop() {
+        _ = try? Self.run(["stop", folder])
+    }
+
+    /// Restarts the cluster (`pg_ctl restart -m fast`), and waits until it answers.
+    func restart() throws {
+        _ = try Self.run(["restart", folder])
+    }
+
+    /// Runs the script with its output in a file: the server it starts outlives it, and a pipe
+    /// could be held open by any process started meanwhile.
+    private static func run(_ arguments: [String]) throws -> String {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("postgres-server-\(UUID().uuidString).out")
+        defer { try? FileManager.default.removeItem(at: file) }
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+        let output = try FileHandle(forWritingTo: file)
+        let process = Process()
+        process.executableURL = script
+        process.arguments = arguments
+        process.standardOutput = output
+        try process.run()
+        process.waitUntilExit()
+        try output.close()
+        guard process.terminationStatus == 0 else { throw PostgresStoreError(.unreachable, "scripts/postgres-server \(arguments[0]) failed") }
+        return try String(contentsOf: file, encoding: .utf8)
     }
 }

@@ -25,7 +25,7 @@ extension SQLiteStore {
         _ request: BatchUpdateRequest, names: [String], author: String?, contextName: String?
     ) throws -> [ManagedObjectID]? {
         guard let writer else { return nil }
-        var plans: [(entity: CoreDataSQLiteMapping.Entity, condition: SQLiteFetchCondition, assignments: [Assignment])] = []
+        var plans: [(entity: CoreDataSQLiteMapping.Entity, condition: SQLFetchCondition, assignments: [Assignment])] = []
         for name in names {
             guard let entity = mapping.entities[name] else { return nil }
             if entity.layout.entity.isAbstract { continue }
@@ -39,7 +39,7 @@ extension SQLiteStore {
         }
         return try sqlite {
             try writer.writeTransaction { () -> [ManagedObjectID]? in
-                func scope(_ entity: CoreDataSQLiteMapping.Entity, _ condition: SQLiteFetchCondition) -> (String, [SQLiteValue]) {
+                func scope(_ entity: CoreDataSQLiteMapping.Entity, _ condition: SQLFetchCondition) -> (String, [SQLiteValue]) {
                     ("t.Z_ENT = ? AND (\(condition.sql))", [SQLiteValue.integer(Int64(entity.number))] + condition.bindings)
                 }
                 // Every entity is checked before any is written: the general path then starts from

@@ -25,7 +25,7 @@ extension SQLiteStore {
     /// delete rules do not translate (nothing was written then).
     func batchDelete(_ request: BatchDeleteRequest, names: [String], author: String?, contextName: String?) throws -> [ManagedObjectID]? {
         guard let writer, request.objectIDs == nil else { return nil }
-        var selections: [(entity: CoreDataSQLiteMapping.Entity, condition: SQLiteFetchCondition)] = []
+        var selections: [(entity: CoreDataSQLiteMapping.Entity, condition: SQLFetchCondition)] = []
         var nullifies: [Nullify] = []
         for name in names {
             guard let entity = mapping.entities[name] else { return nil }

@@ -33,14 +33,14 @@ extension SQLiteStore {
     }
 
     /// The rows of one entity (not its subentities) that may match `predicate`: what of it
-    /// translates to SQL (``SQLiteFetchCondition``) runs in the query; the fetching context
+    /// translates to SQL (``SQLFetchCondition``) runs in the query; the fetching context
     /// evaluates the whole predicate on what comes back. In `Z_PK` order, so that objects that
     /// tie on a sort key keep one order whether the store or the context sorts them.
     func readRows(
         of layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)] {
         guard let entity = mapping.entities[layout.name] else { return [] }
-        let condition = predicate.flatMap { SQLiteFetchCondition.compile($0, for: entity, in: mapping, store: identifier) }
+        let condition = predicate.flatMap { SQLFetchCondition.compile($0, for: entity, in: mapping, store: identifier) }
         if condition?.sql == "0" { return [] }
         return try readRows(of: entity, where: condition, ordering: "t.Z_PK", window: nil, in: snapshot)
     }
@@ -78,16 +78,16 @@ extension SQLiteStore {
 
     /// The condition that selects exactly what `predicate` does (`1` for none); `nil` when it
     /// does not translate exactly.
-    func exactCondition(_ predicate: FetchPredicate?, for entity: CoreDataSQLiteMapping.Entity) -> SQLiteFetchCondition? {
+    func exactCondition(_ predicate: FetchPredicate?, for entity: CoreDataSQLiteMapping.Entity) -> SQLFetchCondition? {
         guard let predicate else { return .constant(true) }
-        guard let condition = SQLiteFetchCondition.compile(predicate, for: entity, in: mapping, store: identifier), condition.isExact else {
+        guard let condition = SQLFetchCondition.compile(predicate, for: entity, in: mapping, store: identifier), condition.isExact else {
             return nil
         }
         return condition
     }
 
     func readRows(
-        of entity: CoreDataSQLiteMapping.Entity, where condition: SQLiteFetchCondition?, ordering: String, joining joins: [String] = [],
+        of entity: CoreDataSQLiteMapping.Entity, where condition: SQLFetchCondition?, ordering: String, joining joins: [String] = [],
         window: (offset: Int, limit: Int)?, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)] {
         guard let snapshot = snapshot as? SQLiteReadSnapshot else { return [] }

@@ -1,7 +1,8 @@
 import Foundation
 
-/// A fetch predicate compiled, for one entity of a Core Data SQLite store, into a SQL condition
-/// on its table (as `t`), with bound parameters: no value is ever spliced into the SQL.
+/// A fetch predicate compiled, for one entity of a Core Data SQLite store (or of the PostgreSQL
+/// store, which keeps the same tables: see ``SQLDialect``), into a SQL condition on its table
+/// (as `t`), with bound parameters (`?`): no value is ever spliced into the SQL.
 ///
 /// What translates: comparisons of an attribute, or of an attribute reached through relationships
 /// (to-ones by their keys, to-manys as `EXISTS` subqueries, with `ANY`, `ALL` or `NONE`), with a
@@ -23,39 +24,47 @@ import Foundation
 /// One known difference from evaluating in memory, where Core Data has it too: a number Core Data
 /// left with a fraction in an integer column (its lightweight migration copies values as they
 /// are) compares in SQL as stored, while reading the object truncates it.
-struct SQLiteFetchCondition {
-    var sql: String
-    var bindings: [SQLiteValue]
+package struct SQLFetchCondition {
+    package var sql: String
+    package var bindings: [SQLiteValue]
     /// Whether the condition selects exactly what the predicate does.
-    var isExact: Bool
+    package var isExact: Bool
+
+    init(sql: String, bindings: [SQLiteValue], isExact: Bool) {
+        self.sql = sql
+        self.bindings = bindings
+        self.isExact = isExact
+    }
 
     /// The condition for `predicate` on `entity`'s rows; `nil` when nothing of it translates.
-    static func compile(
-        _ predicate: FetchPredicate, for entity: CoreDataSQLiteMapping.Entity, in mapping: CoreDataSQLiteMapping, store: String
-    ) -> SQLiteFetchCondition? {
-        var compiler = Compiler(mapping: mapping, store: store)
+    package static func compile(
+        _ predicate: FetchPredicate, for entity: CoreDataSQLiteMapping.Entity, in mapping: CoreDataSQLiteMapping, store: String,
+        dialect: SQLDialect = .sqlite
+    ) -> SQLFetchCondition? {
+        var compiler = Compiler(mapping: mapping, store: store, dialect: dialect)
         return compiler.condition(predicate, entity: entity, alias: "t")
     }
 
-    static func constant(_ value: Bool) -> SQLiteFetchCondition {
-        SQLiteFetchCondition(sql: value ? "1" : "0", bindings: [], isExact: true)
+    static func constant(_ value: Bool, _ dialect: SQLDialect = .sqlite) -> SQLFetchCondition {
+        SQLFetchCondition(sql: value ? dialect.alwaysTrue : dialect.alwaysFalse, bindings: [], isExact: true)
     }
 }
 
-extension SQLiteFetchCondition {
+extension SQLFetchCondition {
     private struct Compiler {
         let mapping: CoreDataSQLiteMapping
         let store: String
+        let dialect: SQLDialect
         /// Aliases for the tables of nested subqueries.
         var aliases = 0
         /// Inside a `SUBQUERY`, its variable: what key paths start from there (a key path from
         /// `SELF` then names the outer object, which the subquery's SQL cannot see).
         var element: String?
 
-        mutating func condition(_ predicate: FetchPredicate, entity: CoreDataSQLiteMapping.Entity, alias: String) -> SQLiteFetchCondition? {
+        mutating func condition(_ predicate: FetchPredicate, entity: CoreDataSQLiteMapping.Entity, alias: String) -> SQLFetchCondition? {
             switch predicate {
             case .constant(let value):
-                return .constant(value)
+                return .constant(value, dialect)
             case .and(let terms):
                 let parts = terms.map { condition($0, entity: entity, alias: alias) }
                 let translated = parts.compactMap { $0 }
@@ -63,31 +72,31 @@ extension SQLiteFetchCondition {
                 guard !translated.isEmpty else { return nil }
                 return joined(translated, by: "AND", exact: translated.count == parts.count && translated.allSatisfy(\.isExact))
             case .or(let terms):
-                var translated: [SQLiteFetchCondition] = []
+                var translated: [SQLFetchCondition] = []
                 for term in terms {
                     // A disjunct that cannot be bounded leaves the whole disjunction unbounded.
                     guard let part = condition(term, entity: entity, alias: alias) else { return nil }
                     translated.append(part)
                 }
-                guard !translated.isEmpty else { return .constant(false) }
+                guard !translated.isEmpty else { return .constant(false, dialect) }
                 return joined(translated, by: "OR", exact: translated.allSatisfy(\.isExact))
             case .not(let inner):
                 // Only an exact condition can be negated: a wider one would negate to a narrower.
                 guard let part = condition(inner, entity: entity, alias: alias), part.isExact else { return nil }
-                return SQLiteFetchCondition(sql: "NOT (\(part.sql))", bindings: part.bindings, isExact: true)
+                return SQLFetchCondition(sql: "NOT (\(part.sql))", bindings: part.bindings, isExact: true)
             case .comparison(let comparison):
                 return self.comparison(comparison, entity: entity, alias: alias)
             }
         }
 
-        private func joined(_ parts: [SQLiteFetchCondition], by connective: String, exact: Bool) -> SQLiteFetchCondition {
-            SQLiteFetchCondition(
+        private func joined(_ parts: [SQLFetchCondition], by connective: String, exact: Bool) -> SQLFetchCondition {
+            SQLFetchCondition(
                 sql: parts.map { "(\($0.sql))" }.joined(separator: " \(connective) "), bindings: parts.flatMap(\.bindings), isExact: exact)
         }
 
         private mutating func comparison(
             _ comparison: FetchPredicate.Comparison, entity: CoreDataSQLiteMapping.Entity, alias: String
-        ) -> SQLiteFetchCondition? {
+        ) -> SQLFetchCondition? {
             var (lhs, op, rhs) = (comparison.lhs, comparison.op, comparison.rhs)
             if case .constant = lhs, case .key = rhs, let flipped = Self.flipped(op) {
                 (lhs, rhs, op) = (rhs, lhs, flipped)
@@ -107,12 +116,12 @@ extension SQLiteFetchCondition {
             guard let path = keyPath(lhs), !path.isEmpty else { return nil }
             // On a to-many key path CONTAINS tests membership, not a substring: left to the context.
             if comparison.modifier == .direct, op == .contains, crossesToMany(path[...], entity: entity) { return nil }
-            let (mapping, store, options) = (self.mapping, self.store, comparison.options)
+            let (mapping, store, options, dialect) = (self.mapping, self.store, comparison.options, self.dialect)
             var crossed = false
             let condition = keyPath(path[...], entity: entity, alias: alias, quantifier: comparison.modifier, crossed: &crossed) { column, slot in
                 switch slot {
-                case .attribute(let attribute): Self.attribute(column, attribute.type, op, constant, options)
-                case .toOne(let toOne): Self.toOne(column, toOne, op, constant, mapping: mapping, store: store)
+                case .attribute(let attribute): Self.attribute(column, attribute.type, op, constant, options, dialect)
+                case .toOne(let toOne): Self.toOne(column, toOne, op, constant, mapping: mapping, store: store, dialect)
                 }
             }
             // ANY, ALL and NONE mean something only over a to-many relationship.
@@ -125,7 +134,7 @@ extension SQLiteFetchCondition {
         private mutating func count(
             of path: [String], entity: CoreDataSQLiteMapping.Entity, alias: String, _ op: FetchPredicate.Operator, _ constant: PredicateValue,
             matching filter: (variable: String, predicate: FetchPredicate)? = nil
-        ) -> SQLiteFetchCondition? {
+        ) -> SQLFetchCondition? {
             let bound: SQLiteValue
             switch constant {
             case .integer(let value): bound = .integer(value)
@@ -134,13 +143,13 @@ extension SQLiteFetchCondition {
             }
             guard let symbol = Self.symbol(op), let (from, inner, destination) = targets(of: path, entity: entity, alias: alias) else { return nil }
             guard let (variable, predicate) = filter else {
-                return SQLiteFetchCondition(sql: "(SELECT count(*) \(from)) \(symbol) ?", bindings: [bound], isExact: true)
+                return SQLFetchCondition(sql: "(SELECT count(*) \(from)) \(symbol) ?", bindings: [bound], isExact: true)
             }
             let outer = element
             element = variable
             defer { element = outer }
             guard let matching = condition(predicate, entity: destination, alias: inner), matching.isExact else { return nil }
-            return SQLiteFetchCondition(
+            return SQLFetchCondition(
                 sql: "(SELECT count(*) \(from) AND (\(matching.sql))) \(symbol) ?", bindings: matching.bindings + [bound], isExact: true)
         }
 
@@ -152,7 +161,7 @@ extension SQLiteFetchCondition {
         private mutating func aggregate(
             _ function: String, of path: [String], key: String, entity: CoreDataSQLiteMapping.Entity, alias: String,
             _ op: FetchPredicate.Operator, _ constant: PredicateValue, _ options: FetchPredicate.Options
-        ) -> SQLiteFetchCondition? {
+        ) -> SQLFetchCondition? {
             guard let (from, inner, destination) = targets(of: path, entity: entity, alias: alias),
                 let position = destination.attributes.firstIndex(where: { $0.attribute.name == key })
             else { return nil }
@@ -160,18 +169,18 @@ extension SQLiteFetchCondition {
             let (expression, resultType): (String, AttributeType)
             switch function {
             case "sum", "avg":
-                guard SQLiteJoinedColumns.summable.contains(type) else { return nil }
+                guard dialect.hasEvaluatorFunctions, SQLiteJoinedColumns.summable.contains(type) else { return nil }
                 (expression, resultType) = ("strata_\(function)(?1, '\(type.rawValue)')", .double)
             case "min", "max":
                 // Booleans are stored as any number, which SQL would order as numbers.
-                guard SQLiteJoinedColumns.sortable.contains(type), type != .boolean else { return nil }
+                guard SQLiteJoinedColumns.sortable.contains(type), type != .boolean, type != .string || dialect.textOrdering.isEmpty else { return nil }
                 (expression, resultType) = ("\(function)(?1)", type)
             default:
                 return nil
             }
-            let column = "\(inner).\(destination.attributes[position].column)"
+            let column = dialect.column(destination.attributes[position].column, of: inner)
             let subquery = "(SELECT \(expression.replacingOccurrences(of: "?1", with: column)) \(from))"
-            return Self.attribute(subquery, resultType, op, constant, options)?.0
+            return Self.attribute(subquery, resultType, op, constant, options, dialect)?.0
         }
 
         /// `FROM … WHERE …` of the targets of a key path of to-one relationships ending in a
@@ -182,7 +191,7 @@ extension SQLiteFetchCondition {
         ) -> (from: String, alias: String, entity: CoreDataSQLiteMapping.Entity)? {
             guard let last = path.last else { return nil }
             var owner = entity
-            var key = "\(alias).Z_PK"
+            var key = dialect.column("Z_PK", of: alias)
             for (depth, name) in path.dropLast().enumerated() {
                 guard let toOne = owner.toOnes.first(where: { owner.layout.relationships[$0.slot].name == name }),
                     let destination = mapping.entities[toOne.destination]
@@ -191,13 +200,16 @@ extension SQLiteFetchCondition {
                 let (hop, numbers) = ("x\(aliases)", toOne.destinationNumbers)
                 let foreignKey: String
                 if depth == 0 {
-                    foreignKey = "\(alias).\(toOne.column)"
+                    foreignKey = dialect.column(toOne.column, of: alias)
                 } else {
                     aliases += 1
-                    foreignKey = "(SELECT x\(aliases).\(toOne.column) FROM \(owner.table) x\(aliases) WHERE x\(aliases).Z_PK = \(key))"
+                    let step = "x\(aliases)"
+                    foreignKey = "(SELECT \(dialect.column(toOne.column, of: step)) FROM \(dialect.table(owner.table)) \(step) "
+                        + "WHERE \(dialect.column("Z_PK", of: step)) = \(key))"
                 }
-                key = "(SELECT \(hop).Z_PK FROM \(destination.table) \(hop) WHERE \(hop).Z_PK = \(foreignKey) "
-                    + "AND \(hop).Z_ENT BETWEEN \(numbers.lowerBound) AND \(numbers.upperBound))"
+                key = "(SELECT \(dialect.column("Z_PK", of: hop)) FROM \(dialect.table(destination.table)) \(hop) "
+                    + "WHERE \(dialect.column("Z_PK", of: hop)) = \(foreignKey) "
+                    + "AND \(dialect.column("Z_ENT", of: hop)) BETWEEN \(numbers.lowerBound) AND \(numbers.upperBound))"
                 owner = destination
             }
             guard let toMany = owner.toManys.first(where: { owner.layout.relationships[$0.slot].name == last }),
@@ -215,14 +227,15 @@ extension SQLiteFetchCondition {
             aliases += 1
             let inner = "x\(aliases)"
             let numbers = destination.number...(destination.number + max(0, destination.layout.hierarchyNames.count - 1))
-            let entities = "\(inner).Z_ENT BETWEEN \(numbers.lowerBound) AND \(numbers.upperBound)"
+            let entities = "\(dialect.column("Z_ENT", of: inner)) BETWEEN \(numbers.lowerBound) AND \(numbers.upperBound)"
             switch toMany.storage {
             case .inverseForeignKey(let table, let column, _):
-                return ("FROM \(table) \(inner) WHERE \(inner).\(column) = \(ownerKey) AND \(entities)", inner)
+                return ("FROM \(dialect.table(table)) \(inner) WHERE \(dialect.column(column, of: inner)) = \(ownerKey) AND \(entities)", inner)
             case .joinTable(let table, let own, let other, _, _, let destinationTable):
                 let join = "j\(aliases)"
-                return ("FROM \(table) \(join) JOIN \(destinationTable) \(inner) ON \(inner).Z_PK = \(join).\(other) "
-                    + "WHERE \(join).\(own) = \(ownerKey) AND \(entities)", inner)
+                return ("FROM \(dialect.table(table)) \(join) JOIN \(dialect.table(destinationTable)) \(inner) "
+                    + "ON \(dialect.column("Z_PK", of: inner)) = \(dialect.column(other, of: join)) "
+                    + "WHERE \(dialect.column(own, of: join)) = \(ownerKey) AND \(entities)", inner)
             }
         }
 
@@ -248,8 +261,8 @@ extension SQLiteFetchCondition {
         /// with an exact condition on its targets.
         private mutating func keyPath(
             _ path: ArraySlice<String>, entity: CoreDataSQLiteMapping.Entity, alias: String, quantifier: FetchPredicate.Modifier,
-            crossed: inout Bool, _ atom: (String, Target) -> (SQLiteFetchCondition, nullMatches: Bool)?
-        ) -> SQLiteFetchCondition? {
+            crossed: inout Bool, _ atom: (String, Target) -> (SQLFetchCondition, nullMatches: Bool)?
+        ) -> SQLFetchCondition? {
             guard let key = path.first else { return nil }
             let rest = path.dropFirst()
             if !rest.isEmpty, let toMany = entity.toManys.first(where: { entity.layout.relationships[$0.slot].name == key }),
@@ -257,25 +270,25 @@ extension SQLiteFetchCondition {
             {
                 if crossed && quantifier != .any && quantifier != .direct { return nil }
                 crossed = true
-                let (from, inner) = targets(of: toMany, destination: destination, ownerKey: "\(alias).Z_PK")
+                let (from, inner) = targets(of: toMany, destination: destination, ownerKey: dialect.column("Z_PK", of: alias))
                 guard let condition = keyPath(rest, entity: destination, alias: inner, quantifier: .any, crossed: &crossed, atom) else { return nil }
                 switch quantifier {
                 case .direct, .any:
-                    return SQLiteFetchCondition(sql: "EXISTS (SELECT 1 \(from) AND (\(condition.sql)))", bindings: condition.bindings, isExact: condition.isExact)
+                    return SQLFetchCondition(sql: "EXISTS (SELECT 1 \(from) AND (\(condition.sql)))", bindings: condition.bindings, isExact: condition.isExact)
                 case .none:
                     guard condition.isExact else { return nil }
-                    return SQLiteFetchCondition(sql: "NOT EXISTS (SELECT 1 \(from) AND (\(condition.sql)))", bindings: condition.bindings, isExact: true)
+                    return SQLFetchCondition(sql: "NOT EXISTS (SELECT 1 \(from) AND (\(condition.sql)))", bindings: condition.bindings, isExact: true)
                 case .all:
                     guard condition.isExact else { return nil }
-                    return SQLiteFetchCondition(sql: "NOT EXISTS (SELECT 1 \(from) AND NOT (\(condition.sql)))", bindings: condition.bindings, isExact: true)
+                    return SQLFetchCondition(sql: "NOT EXISTS (SELECT 1 \(from) AND NOT (\(condition.sql)))", bindings: condition.bindings, isExact: true)
                 }
             }
             if rest.isEmpty {
                 if let column = entity.attributes.first(where: { $0.attribute.name == key }) {
-                    return atom("\(alias).\(column.column)", .attribute(column.attribute))?.0
+                    return atom(dialect.column(column.column, of: alias), .attribute(column.attribute))?.0
                 }
                 if let toOne = entity.toOnes.first(where: { entity.layout.relationships[$0.slot].name == key }) {
-                    return atom("\(alias).\(toOne.column)", .toOne(toOne))?.0
+                    return atom(dialect.column(toOne.column, of: alias), .toOne(toOne))?.0
                 }
                 return nil
             }
@@ -295,27 +308,28 @@ extension SQLiteFetchCondition {
             }) else { return nil }
             // A missing target gives the key path no value: the comparison then holds as it does on nil.
             let numbers = destination.number...(destination.number + max(0, destination.layout.hierarchyNames.count - 1))
-            var sql = "\(alias).\(toOne.column) IN (SELECT \(inner).Z_PK FROM \(destination.table) \(inner) "
-                + "WHERE \(inner).Z_ENT BETWEEN \(numbers.lowerBound) AND \(numbers.upperBound) AND (\(condition.sql)))"
-            if nullMatches { sql = "(\(alias).\(toOne.column) IS NULL OR \(sql))" }
-            return SQLiteFetchCondition(sql: sql, bindings: condition.bindings, isExact: condition.isExact)
+            let foreignKey = dialect.column(toOne.column, of: alias)
+            var sql = "\(foreignKey) IN (SELECT \(dialect.column("Z_PK", of: inner)) FROM \(dialect.table(destination.table)) \(inner) "
+                + "WHERE \(dialect.column("Z_ENT", of: inner)) BETWEEN \(numbers.lowerBound) AND \(numbers.upperBound) AND (\(condition.sql)))"
+            if nullMatches { sql = "(\(foreignKey) IS NULL OR \(sql))" }
+            return SQLFetchCondition(sql: sql, bindings: condition.bindings, isExact: condition.isExact)
         }
 
         /// A to-one relationship against an object (its ID) or `nil`.
         private static func toOne(
             _ column: String, _ toOne: CoreDataSQLiteMapping.ToOneColumn, _ op: FetchPredicate.Operator, _ constant: PredicateValue,
-            mapping: CoreDataSQLiteMapping, store: String
-        ) -> (SQLiteFetchCondition, nullMatches: Bool)? {
+            mapping: CoreDataSQLiteMapping, store: String, _ dialect: SQLDialect
+        ) -> (SQLFetchCondition, nullMatches: Bool)? {
             switch (op, constant) {
-            case (.equal, .null): return (SQLiteFetchCondition(sql: "\(column) IS NULL", bindings: [], isExact: true), true)
-            case (.notEqual, .null): return (SQLiteFetchCondition(sql: "\(column) IS NOT NULL", bindings: [], isExact: true), false)
+            case (.equal, .null): return (SQLFetchCondition(sql: "\(column) IS NULL", bindings: [], isExact: true), true)
+            case (.notEqual, .null): return (SQLFetchCondition(sql: "\(column) IS NOT NULL", bindings: [], isExact: true), false)
             case (.equal, .objectID(let id)):
                 // An object of another store, or of no entity the relationship reaches, is none of these.
                 guard id.persistentStoreIdentifier == store, let reference = id.referenceNumber,
                     let number = mapping.entities[id.entityName]?.number, toOne.destinationNumbers.contains(number)
-                else { return (.constant(false), false) }
+                else { return (.constant(false, dialect), false) }
                 // Equal keys name the same row; that its entity is the ID's is checked in memory.
-                return (SQLiteFetchCondition(sql: "(\(column) IS NOT NULL AND \(column) = ?)", bindings: [.integer(reference)], isExact: false), false)
+                return (SQLFetchCondition(sql: "(\(column) IS NOT NULL AND \(column) = ?)", bindings: [.integer(reference)], isExact: false), false)
             default:
                 return nil
             }
@@ -325,19 +339,21 @@ extension SQLiteFetchCondition {
         /// column decodes to; `nil` when the pair does not translate exactly.
         private static func attribute(
             _ column: String, _ type: AttributeType, _ op: FetchPredicate.Operator, _ constant: PredicateValue,
-            _ options: FetchPredicate.Options
-        ) -> (SQLiteFetchCondition, nullMatches: Bool)? {
+            _ options: FetchPredicate.Options, _ dialect: SQLDialect
+        ) -> (SQLFetchCondition, nullMatches: Bool)? {
             if case .null = constant {
                 switch op {
-                case .equal: return (SQLiteFetchCondition(sql: "\(column) IS NULL", bindings: [], isExact: true), true)
-                case .notEqual: return (SQLiteFetchCondition(sql: "\(column) IS NOT NULL", bindings: [], isExact: true), false)
+                case .equal: return (SQLFetchCondition(sql: "\(column) IS NULL", bindings: [], isExact: true), true)
+                case .notEqual: return (SQLFetchCondition(sql: "\(column) IS NOT NULL", bindings: [], isExact: true), false)
                 default: return nil
                 }
             }
             if type == .string, case .string(let text) = constant {
                 if options.isEmpty, let symbol = symbol(op) {
-                    return compared(column, symbol, op, [.text(text)])
+                    let ordered = op == .equal || op == .notEqual ? column : column + dialect.textOrdering
+                    return compared(ordered, symbol, op, [.text(text)], nullColumn: column)
                 }
+                guard dialect.hasEvaluatorFunctions else { return nil }
                 // The evaluator's own comparison: `BEGINSWITH`, `LIKE`, `MATCHES`, `[cd]`…
                 guard [.equal, .notEqual, .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .beginsWith, .endsWith,
                        .contains, .like, .matches].contains(op)
@@ -348,7 +364,7 @@ extension SQLiteFetchCondition {
                 if op == .like, (try? PatternCache().matches("", like: text, options: options)) == nil { return nil }
                 let sql = "strata_compare(?, \(options.rawValue), \(column), ?)"
                 let nullMatches = op == .notEqual
-                return (SQLiteFetchCondition(sql: nullMatches ? "(\(column) IS NULL OR \(sql))" : "(\(column) IS NOT NULL AND \(sql))",
+                return (SQLFetchCondition(sql: nullMatches ? "(\(column) IS NULL OR \(sql))" : "(\(column) IS NOT NULL AND \(sql))",
                                              bindings: [.text(op.rawValue), .text(text)], isExact: true), nullMatches)
             }
             if op == .in, case .collection(let elements) = constant {
@@ -356,25 +372,27 @@ extension SQLiteFetchCondition {
                 guard values.allSatisfy({ $0 != nil }) else { return nil }
                 let present = values.compactMap { $0 }.filter { $0 != .null }
                 let wantsNil = values.contains { $0 == .null }
-                var sql = present.isEmpty ? "0" : "(\(column) IS NOT NULL AND \(column) IN (\(present.map { _ in "?" }.joined(separator: ", "))))"
+                var sql = present.isEmpty ? dialect.alwaysFalse : "(\(column) IS NOT NULL AND \(column) IN (\(present.map { _ in "?" }.joined(separator: ", "))))"
                 if wantsNil { sql = "(\(column) IS NULL OR \(sql))" }
-                return (SQLiteFetchCondition(sql: sql, bindings: present, isExact: true), wantsNil)
+                return (SQLFetchCondition(sql: sql, bindings: present, isExact: true), wantsNil)
             }
             if op == .between, case .collection(let bounds) = constant, bounds.count == 2,
                 let lower = bound(bounds[0], for: type), let upper = bound(bounds[1], for: type), lower != .null, upper != .null,
                 type != .boolean
             {
-                return (SQLiteFetchCondition(
-                    sql: "(\(column) IS NOT NULL AND \(column) >= ? AND \(column) <= ?)", bindings: [lower, upper], isExact: true), false)
+                let ordered = type == .string ? column + dialect.textOrdering : column
+                return (SQLFetchCondition(
+                    sql: "(\(column) IS NOT NULL AND \(ordered) >= ? AND \(ordered) <= ?)", bindings: [lower, upper], isExact: true), false)
             }
             guard let symbol = symbol(op), let value = bound(constant, for: type), value != .null else { return nil }
             if type == .boolean {
                 // Stored as Core Data stores it, any number: true unless 0.
                 guard op == .equal || op == .notEqual, case .integer(let number) = value else { return nil }
-                let truth = "(\(column) <> 0)"
+                let truth = dialect.comparisonsAreNumbers ? "(\(column) <> 0)" : "(CASE WHEN \(column) <> 0 THEN 1 ELSE 0 END)"
                 return compared(truth, symbol, op, [.integer(number == 0 ? 0 : 1)], nullColumn: column, exactOnlyFor: number == 0 || number == 1)
             }
             if type == .uuid, op != .equal, op != .notEqual { return nil }
+            if type == .string, op != .equal, op != .notEqual { return compared(column + dialect.textOrdering, symbol, op, [value], nullColumn: column) }
             return compared(column, symbol, op, [value])
         }
 
@@ -382,10 +400,10 @@ extension SQLiteFetchCondition {
         private static func compared(
             _ expression: String, _ symbol: String, _ op: FetchPredicate.Operator, _ bindings: [SQLiteValue], nullColumn: String? = nil,
             exactOnlyFor exact: Bool = true
-        ) -> (SQLiteFetchCondition, nullMatches: Bool) {
+        ) -> (SQLFetchCondition, nullMatches: Bool) {
             let column = nullColumn ?? expression
             let sql = op == .notEqual ? "(\(column) IS NULL OR \(expression) \(symbol) ?)" : "(\(column) IS NOT NULL AND \(expression) \(symbol) ?)"
-            return (SQLiteFetchCondition(sql: sql, bindings: bindings, isExact: exact), op == .notEqual)
+            return (SQLFetchCondition(sql: sql, bindings: bindings, isExact: exact), op == .notEqual)
         }
 
         private static func symbol(_ op: FetchPredicate.Operator) -> String? {

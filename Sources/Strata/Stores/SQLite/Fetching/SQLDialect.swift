@@ -1,0 +1,70 @@
+import Foundation
+
+/// What differs between the SQL of the stores that compile predicates (``SQLFetchCondition``):
+/// how a table and a column are named, and what the database can compute as Strata's evaluator
+/// does. SQLite is the SQLite store's; PostgreSQL is the PostgreSQL store's (module
+/// `StrataPostgres`), whose names are always quoted and whose tables live in a schema.
+package struct SQLDialect: Sendable {
+    /// A table's name in a statement.
+    package let table: @Sendable (String) -> String
+    /// A column's name in a statement.
+    package let column: @Sendable (String) -> String
+    /// Whether Strata's own SQL functions (`strata_compare`, `strata_sum`, `strata_avg`) are
+    /// there: SQLite registers them on its connections; PostgreSQL has none, so string operators
+    /// with options, and sums and averages, are left to the context there.
+    package let hasEvaluatorFunctions: Bool
+    /// What follows a text column compared by order, so that it orders as the evaluator does
+    /// (by code point): nothing in SQLite (BINARY), `COLLATE "C"` in PostgreSQL.
+    package let textOrdering: String
+    /// A condition that always holds, and one that never does.
+    package let alwaysTrue: String
+    package let alwaysFalse: String
+    /// Whether a comparison's result is a number (SQLite), so that `(a <> 0) = ?` compares
+    /// truths; PostgreSQL's is a boolean, compared with `CASE`.
+    package let comparisonsAreNumbers: Bool
+
+    package static let sqlite = SQLDialect(
+        table: { $0 }, column: { $0 }, hasEvaluatorFunctions: true, textOrdering: "", alwaysTrue: "1", alwaysFalse: "0",
+        comparisonsAreNumbers: true)
+
+    /// PostgreSQL, with the store's tables in `schema`.
+    package static func postgreSQL(schema: String) -> SQLDialect {
+        let quoted = quotedName
+        return SQLDialect(
+            table: { quoted(schema) + "." + quoted($0) }, column: quoted, hasEvaluatorFunctions: false, textOrdering: " COLLATE \"C\"",
+            alwaysTrue: "TRUE", alwaysFalse: "FALSE", comparisonsAreNumbers: false)
+    }
+
+    /// `name` as a quoted identifier: any name, however hostile, stays one identifier.
+    @Sendable package static func quotedName(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// `alias.column`.
+    package func column(_ name: String, of alias: String) -> String {
+        alias + "." + column(name)
+    }
+
+    /// `sql` with each `?` placeholder numbered, `$first`, `$first + 1`…, for PostgreSQL; a `?`
+    /// inside a quoted name or a string literal is left as it is.
+    package static func numberingPlaceholders(_ sql: String, from first: Int) -> String {
+        var result = ""
+        var number = first
+        var quote: Character?
+        for character in sql {
+            if let open = quote {
+                if character == open { quote = nil }  // a doubled quote closes and opens again
+                result.append(character)
+            } else if character == "\"" || character == "'" {
+                quote = character
+                result.append(character)
+            } else if character == "?" {
+                result += "$\(number)"
+                number += 1
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+import Strata
+import StrataPostgres
+import StrataTestSupport
+import Testing
+
+/// What the PostgreSQL store does beyond the conformance suites: several coordinators (app
+/// servers) on one database, hostile names and values, and bad URLs and servers.
+@Suite(.enabled(if: PostgresTestServer.isAvailable, "needs STRATA_POSTGRES_URL (scripts/test starts a server)"))
+struct PostgresStoreTests {
+    static let model = try! ManagedObjectModel {
+        EntityDescription("Account") {
+            AttributeDescription("email", .string)
+            AttributeDescription("balance", .integer64, defaultValue: 0)
+            UniquenessConstraint("email")
+        }
+    }
+
+    /// A coordinator on `url`, as one app server would open it.
+    static func server(_ url: URL, model: ManagedObjectModel = model, remote: Bool = true) async throws -> PersistentStoreCoordinator {
+        PostgresStore.register()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try await coordinator.addPersistentStore(type: .postgreSQL, at: url, options: [PersistentStoreOption.remoteChangeNotifications: remote])
+        return coordinator
+    }
+
+    static func balances(_ coordinator: PersistentStoreCoordinator) async throws -> [String: Int64] {
+        try await backgroundContext(coordinator).perform { context in
+            var balances: [String: Int64] = [:]
+            for account in try context.fetch(FetchRequest<ManagedObject>(entityName: "Account")) {
+                balances[try account.value(forKey: "email") as? String ?? "?"] = try account.value(forKey: "balance") as? Int64
+            }
+            return balances
+        }
+    }
+
+    static func open(_ email: String, balance: Int64, in coordinator: PersistentStoreCoordinator) async throws -> ManagedObjectID {
+        try await backgroundContext(coordinator).perform { context in
+            let account = try context.insertNewObject(forEntityName: "Account")
+            try account.setValue(email, forKey: "email")
+            try account.setValue(balance, forKey: "balance")
+            try context.save()
+            return account.objectID
+        }
+    }
+
+    @Test func twoServersShareOneStoreAndHearEachOthersSaves() async throws {
+        let url = try await PostgresTestServer.newStoreURL()
+        let first = try await Self.server(url)
+        let second = try await Self.server(url)
+        #expect(first.persistentStores[0].identifier == second.persistentStores[0].identifier, "one store, one UUID")
+        let heard = second.remoteChangeNotifications
+
+        let id = try await Self.open("ada@example.org", balance: 10, in: first)
+        let change = try #require(await RemoteChangeTests.next(heard, within: 10), "the second server heard the first one's save")
+        #expect(change.storeIdentifier == second.persistentStores[0].identifier)
+        #expect(try await Self.balances(second) == ["ada@example.org": 10])
+        // The object's URI means the same object on either server.
+        let uri = id.uriRepresentation()
+        let seen = try await backgroundContext(second).perform { context in
+            let id = try #require(context.persistentStoreCoordinator.managedObjectID(forURIRepresentation: uri))
+            return try context.existingObject(with: id).value(forKey: "balance") as? Int64
+        }
+        #expect(seen == 10)
+    }
+
+    @Test func aContextKeepsItsGenerationWhileAnotherServerCommits() async throws {
+        let url = try await PostgresTestServer.newStoreURL()
+        let first = try await Self.server(url, remote: false)
+        _ = try await Self.open("ada@example.org", balance: 10, in: first)
+        let second = try await Self.server(url, remote: false)
+        let reader = backgroundContext(second)
+        let before = try await reader.perform { try $0.count(for: FetchRequest<ManagedObject>(entityName: "Account")) }
+        _ = try await Self.open("grace@example.org", balance: 20, in: first)
+        let pinned = try await reader.perform { try $0.count(for: FetchRequest<ManagedObject>(entityName: "Account")) }
+        #expect(before == 1 && pinned == 1, "a context reads one state of the database until it moves on")
+        let fresh = try await backgroundContext(second).perform { try $0.count(for: FetchRequest<ManagedObject>(entityName: "Account")) }
+        #expect(fresh == 2, "a new context reads the latest state, another server's save included")
+    }
+
+    @Test func anUpdateAnotherServerOvertookIsAConflict() async throws {
+        let url = try await PostgresTestServer.newStoreURL()
+        let first = try await Self.server(url, remote: false)
+        let id = try await Self.open("ada@example.org", balance: 10, in: first)
+        let second = try await Self.server(url, remote: false)
+        let late = backgroundContext(second)
+        try await late.perform { context in
+            try context.existingObject(with: id).setValue(Int64(5), forKey: "balance")
+        }
+        try await backgroundContext(first).perform { context in
+            try context.existingObject(with: id).setValue(Int64(30), forKey: "balance")
+            try context.save()
+        }
+        let error = await #expect(throws: PersistenceError.self) {
+            try await late.perform { try $0.save() }
+        }
+        #expect(error?.code == .conflict)
+        #expect(try await Self.balances(second) == ["ada@example.org": 30], "the overtaken save left nothing")
+        // Under a merge policy the late context's change goes over the stored one.
+        try await late.perform { context in
+            context.mergePolicy = .mergeByPropertyObjectTrump
+            try context.save()
+        }
+        #expect(try await Self.balances(first) == ["ada@example.org": 5])
+    }
+
+    @Test func aUniqueValueTakenOnAnotherServerIsAConstraintConflict() async throws {
+        let url = try await PostgresTestServer.newStoreURL()
+        let first = try await Self.server(url, remote: false)
+        let second = try await Self.server(url, remote: false)
+        _ = try await Self.open("ada@example.org", balance: 10, in: first)
+        let error = await #expect(throws: PersistenceError.self) {
+            _ = try await Self.open("ada@example.org", balance: 99, in: second)
+        }
+        #expect(error?.code == .constraintConflict)
+        #expect(error?.constraintConflicts.first?.constraint == ["email"])
+        #expect(try await Self.balances(first) == ["ada@example.org": 10])
+    }
+
+    @Test func serversSavingAtOnceNeverShareAReferenceNumber() async throws {
+        let url = try await PostgresTestServer.newStoreURL()
+        let servers = [try await Self.server(url, remote: false), try await Self.server(url, remote: false), try await Self.server(url, remote: false)]
+        let ids = try await withThrowingTaskGroup(of: [ManagedObjectID].self) { group in
+            for (number, server) in servers.enumerated() {
+                group.addTask {
+                    var ids: [ManagedObjectID] = []
+                    for round in 0..<10 {
+                        ids += try await backgroundContext(server).perform { context in
+                            let accounts = try (0..<5).map { index in
+                                let account = try context.insertNewObject(forEntityName: "Account")
+                                try account.setValue("s\(number)-r\(round)-\(index)@example.org", forKey: "email")
+                                return account
+                            }
+                            try context.save()
+                            return accounts.map(\.objectID)
+                        }
+                    }
+                    return ids
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(ids.count == 150 && Set(ids.compactMap(\.referenceNumber)).count == 150)
+        #expect(try await Self.balances(servers[0]).count == 150)
+    }
+
+    @Test func hostileNamesAndValuesStayNamesAndValues() async throws {
+        let hostile = "x\"); DROP SCHEMA public CASCADE; --"
+        let model = try ManagedObjectModel {
+            EntityDescription("Drop\"Table") {
+                AttributeDescription("select", .string)
+                AttributeDescription("where\"", .string, optional: true)
+            }
+        }
+        let base = try await PostgresTestServer.newStoreURL().absoluteString
+        let url = try #require(URL(string: base + "_" + "a%22b%3B%20DROP%20TABLE%20x"), "a schema name with a quote, a semicolon and a space")
+        let coordinator = try await Self.server(url, model: model, remote: true)
+        let values = [hostile, "$1", "'; SELECT pg_sleep(10); --", "\\\\", "é\u{301}😀"]
+        try await backgroundContext(coordinator).perform { context in
+            for value in values {
+                let object = try context.insertNewObject(forEntityName: "Drop\"Table")
+                try object.setValue(value, forKey: "select")
+                try object.setValue(value, forKey: "where\"")
+            }
+            try context.save()
+        }
+        let reopened = try await Self.server(url, model: model, remote: false)
+        let read = try await backgroundContext(reopened).perform { context in
+            let request = FetchRequest<ManagedObject>(
+                entityName: "Drop\"Table", predicate: try FetchPredicate(format: "select == %@", hostile))
+            let matching = try context.fetch(request).count
+            let all = try context.fetch(FetchRequest<ManagedObject>(entityName: "Drop\"Table")).map {
+                [try $0.value(forKey: "select") as? String, try $0.value(forKey: "where\"") as? String]
+            }
+            return (matching, all)
+        }
+        #expect(read.0 == 1)
+        #expect(Set(read.1.map { $0[0] ?? "" }) == Set(values) && read.1.allSatisfy { $0[0] == $0[1] })
+        let schemas = try await PostgresTestServer.rows("SELECT nspname FROM pg_namespace WHERE nspname = 'public'")
+        #expect(schemas.count == 1, "nothing was run as SQL")
+    }
+
+    @Test func aStringPostgreSQLCannotHoldIsATypedErrorAndSavesNothing() async throws {
+        let coordinator = try await Self.server(try await PostgresTestServer.newStoreURL(), remote: false)
+        let error = await #expect(throws: PostgresStoreError.self) {
+            _ = try await Self.open("nul\u{0}@example.org", balance: 1, in: coordinator)
+        }
+        #expect(error?.code == .server && error?.sqlState?.hasPrefix("22") == true, "a data exception: \(String(describing: error))")
+        #expect(try await Self.balances(coordinator).isEmpty)
+    }
+
+    @Test func badURLsAndServersAreTypedErrors() async throws {
+        PostgresStore.register()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model)
+        let withPassword = await #expect(throws: PostgresStoreError.self) {
+            try await coordinator.addPersistentStore(type: .postgreSQL, at: URL(string: "postgres://app:hunter2@localhost/db")!)
+        }
+        #expect(withPassword?.code == .invalidURL)
+        #expect(withPassword?.description.contains("hunter2") == false, "a password is never shown")
+        let wrongScheme = await #expect(throws: PostgresStoreError.self) {
+            try await coordinator.addPersistentStore(type: .postgreSQL, at: URL(string: "mysql://app@localhost/db")!)
+        }
+        #expect(wrongScheme?.code == .invalidURL)
+        let unknownOption = await #expect(throws: PostgresStoreError.self) {
+            try await coordinator.addPersistentStore(type: .postgreSQL, at: URL(string: "postgres://app@localhost/db?sslmode=require")!)
+        }
+        #expect(unknownOption?.code == .invalidURL)
+        // A port no server listens on.
+        let closed = await #expect(throws: PostgresStoreError.self) {
+            try await coordinator.addPersistentStore(type: .postgreSQL, at: URL(string: "postgres://app@127.0.0.1:1/db")!)
+        }
+        #expect(closed?.code == .unreachable)
+        #expect(coordinator.persistentStores.isEmpty)
+    }
+
+    @Test func aSchemaWithOtherTablesIsNotTakenOver() async throws {
+        let url = try await PostgresTestServer.newStoreURL()
+        let schema = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "schema" }?.value)
+        try await PostgresTestServer.execute("CREATE SCHEMA \"\(schema)\"")
+        try await PostgresTestServer.execute("CREATE TABLE \"\(schema)\".orders (id int)")
+        let error = await #expect(throws: PostgresStoreError.self) {
+            _ = try await Self.server(url, remote: false)
+        }
+        #expect(error?.code == .notAStore)
+        let tables = try await PostgresTestServer.rows("SELECT tablename FROM pg_tables WHERE schemaname = '\(schema)'")
+        #expect(tables.map { $0.first ?? nil } == ["orders"], "nothing was added beside the table that was there")
+    }
+}
