@@ -82,6 +82,7 @@ let package = Package(
             dependencies: [
                 "Strata",
                 "StrataMigration",
+                "StrataPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -131,19 +132,24 @@ let package = Package(
             name: "StrataTests",
             dependencies: [
                 "Strata", "JSONLinesStore", "DirectoryStore", "StrataTestSupport", "StrataPostgres",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
                 // Tests recompute Core Data's hashes from the rules' bytes, independently of Strata.
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // Helpers the test targets share: a seeded generator, a lock ThreadSanitizer understands.
+        // Helpers the test targets share: a seeded generator, a lock ThreadSanitizer understands,
+        // the PostgreSQL test server.
         .target(
             name: "StrataTestSupport",
+            dependencies: [
+                "StrataPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/StrataTestSupport"
         ),
         .testTarget(
             name: "StressTests",
-            dependencies: ["Strata", "StrataTestSupport"]
+            dependencies: ["Strata", "StrataTestSupport", "StrataPostgres"]
         ),
         .testTarget(
             name: "StrataMigrationTests",

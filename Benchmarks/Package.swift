@@ -14,6 +14,9 @@ let package = Package(
         .package(path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // The Postgres store's peer: the same driver, used directly.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
     ],
     targets: [
         .systemLibrary(name: "BenchLZ4", path: "Sources/BenchLZ4", pkgConfig: "liblz4"),
@@ -25,7 +28,10 @@ let package = Package(
                 "BenchSQLite",
                 .product(name: "Strata", package: strata),
                 .product(name: "StrataMigration", package: strata),
+                .product(name: "StrataPostgres", package: strata),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(name: "prepare-fixtures", dependencies: ["Workloads"], path: "Sources/PrepareFixtures"),

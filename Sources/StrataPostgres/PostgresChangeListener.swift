@@ -5,7 +5,8 @@ import PostgresNIO
 import Strata
 
 /// Hears the saves other servers commit to a store: a connection of its own that `LISTEN`s on
-/// the store's channel; each save `NOTIFY`s it with the save's number (`Z_CHANGE`).
+/// the store's channel; each save `NOTIFY`s it with the save's number (`Z_CHANGE`) and the
+/// saving store instance's ID.
 ///
 /// Notifications are handed to `onChange` on a queue of the listener's own, never on the event
 /// loop (the coordinator's work there waits for statements that need the loop). When the
@@ -14,8 +15,10 @@ import Strata
 /// again): whatever was committed while it was deaf is taken in by a new generation.
 final class PostgresChangeListener: Sendable {
     enum Event: Sendable {
-        /// Save `number` was committed (or, listening anew, is the last one committed).
-        case saved(Int64)
+        /// Save `number` was committed by the store instance `saver`: a notification.
+        case notified(Int64, saver: String)
+        /// Listening began; `number` is the last save committed before.
+        case listening(Int64)
         /// Listening again after the connection was lost; `number` is the last save committed.
         case reconnected(Int64)
     }
@@ -70,8 +73,10 @@ final class PostgresChangeListener: Sendable {
         }
         let queue = queue, onChange = onChange
         connection.addListener(channel: channel) { _, notification in
-            guard let number = Int64(notification.payload) else { return }
-            queue.async { onChange(.saved(number)) }
+            let parts = notification.payload.split(separator: " ", maxSplits: 1)
+            guard let number = parts.first.flatMap({ Int64($0) }) else { return }
+            let saver = parts.count > 1 ? String(parts[1]) : ""
+            queue.async { onChange(.notified(number, saver: saver)) }
         }
         let lastChange: Int64?
         do {
@@ -96,7 +101,7 @@ final class PostgresChangeListener: Sendable {
         }
         // Saves committed before the LISTEN took hold are heard this way.
         let last = lastChange ?? 0
-        queue.async { onChange(again ? .reconnected(last) : .saved(last)) }
+        queue.async { onChange(again ? .reconnected(last) : .listening(last)) }
     }
 
     /// Connects again after `pause`, doubling it (to at most 5 s) while the server is away.

@@ -119,7 +119,7 @@ extension PostgresStore {
             try writeToManys(of: node, table: table, reference: reference, connection: connection)
         }
         try writeMetadataIfChanged(connection)
-        try connection.run("SELECT pg_notify($1, $2)", [.text(changeChannel), .text(String(change))], logger: logger)
+        try connection.run("SELECT pg_notify($1, $2)", [.text(changeChannel), .text("\(change) \(saverID)")], logger: logger)
         return (versions, change)
     }
 

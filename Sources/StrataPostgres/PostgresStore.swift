@@ -271,18 +271,27 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
         state.withLock { $0.latestChange > $0.snapshotChange || $0.reconnected }
     }
 
+    /// Who this store is in its saves' notifications (`NUMBER SAVER`): its own are not news.
+    let saverID = UUID().uuidString
+
     /// The channel saves notify: one per store, named by its UUID.
     var changeChannel: String {
         "strata_" + identifier.lowercased().filter { $0.isHexDigit }
     }
 
-    /// Another server (or this one) committed a save, or the listener connected again after
-    /// losing the server: when it is news, the coordinator takes it in. Called on the
-    /// listener's queue, never on an event loop.
+    /// Another server committed a save, or the listener connected again after losing the
+    /// server: the coordinator takes it in and announces it. Every other server's save is
+    /// announced, even one this server's own later save already took into a generation (its
+    /// number is then below the latest). Called on the listener's queue, never on an event loop.
     private func heard(_ event: PostgresChangeListener.Event) {
         let isNews = state.withLock { state in
             switch event {
-            case .saved(let number):
+            case .notified(let number, let saver):
+                guard saver != saverID else { return false }
+                // A generation made before this number was known may not hold the save.
+                state.snapshotChange = min(state.snapshotChange, number - 1)
+                state.latestChange = max(state.latestChange, number)
+            case .listening(let number):
                 guard number > state.latestChange else { return false }
                 state.latestChange = number
             case .reconnected(let number):
@@ -291,7 +300,7 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
             }
             return true
         }
-        if isNews { persistentStoreCoordinator?.noticeOutsideChangesSynchronously(of: identifier) }
+        if isNews { persistentStoreCoordinator?.storeChangedOutsideSynchronously(identifier) }
     }
 
     /// A save of this store's committed as `number`.

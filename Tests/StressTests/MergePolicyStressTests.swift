@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataPostgres
 import StrataTestSupport
 import Testing
 
@@ -51,13 +52,13 @@ import Testing
         var merged = 0
     }
 
-    @Test(arguments: [StoreType.binary, .sqlite])
+    @Test(arguments: StoreChecks.storeTypes)
     func policiesAndConstraintsHoldUnderLoad(_ type: StoreType) async throws {
         let seed = ProcessInfo.processInfo.environment["STRATA_STRESS_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-policy-stress-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent(type == .sqlite ? "Policies.sqlite" : "Policies.store")
+        let url = try await StoreChecks.newStoreURL(type, named: "Policies", in: directory)
         let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model)
         try await coordinator.addPersistentStore(type: type, at: url)
         let shared = Shared()

@@ -1,5 +1,7 @@
 import Foundation
 import Strata
+import StrataPostgres
+import StrataTestSupport
 
 /// What the stress tests check of a store once the work is done.
 enum StoreChecks {
@@ -33,6 +35,22 @@ enum StoreChecks {
         case let many as Set<ManagedObject>: Array(many)
         case let ordered as [ManagedObject]: ordered
         default: []
+        }
+    }
+
+    /// The store types the stress suites run on: the binary and SQLite stores, and the
+    /// PostgreSQL store when a test server is given.
+    static var storeTypes: [StoreType] {
+        [.binary, .sqlite] + (PostgresTestServer.isAvailable ? [.postgreSQL] : [])
+    }
+
+    /// A new store of `type`: a file named `name` in `directory`, or a schema of its own on the
+    /// PostgreSQL test server.
+    static func newStoreURL(_ type: StoreType, named name: String, in directory: URL) async throws -> URL {
+        switch type {
+        case .postgreSQL: try await PostgresTestServer.newStoreURL()
+        case .sqlite: directory.appendingPathComponent(name + ".sqlite")
+        default: directory.appendingPathComponent(name + ".store")
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataPostgres
 import StrataTestSupport
 import Testing
 
@@ -35,13 +36,13 @@ import Testing
         let deleted: Set<ManagedObjectID>
     }
 
-    @Test(arguments: [StoreType.binary, .sqlite])
+    @Test(arguments: StoreChecks.storeTypes)
     func manyContextsAtOnceLoseNothing(_ type: StoreType) async throws {
         let seed = ProcessInfo.processInfo.environment["STRATA_STRESS_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-stress-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent(type == .sqlite ? "Stress.sqlite" : "Stress.store")
+        let url = try await StoreChecks.newStoreURL(type, named: "Stress", in: directory)
         let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model)
         try await coordinator.addPersistentStore(type: type, at: url)
         let shared = Shared()

@@ -306,5 +306,66 @@ let benchmarks: @Sendable () -> Void = {
             try GRDBPeer.insertOne(one, into: pool)
             benchmark.stopMeasurement()
         }
+
+        // The PostgreSQL store beside postgres-nio used directly, on the server STRATA_POSTGRES_URL
+        // names (scripts/bench starts a throwaway one): workloads 1, 3, 4 and 5a.
+        guard PostgresNIOPeer.serverURL != nil else { continue }
+        measure("1 insert+save", "Strata Postgres") { benchmark in
+            let records = PersonRecord.generate(count: count)
+            let url = try StrataPeer.newPostgresStore("insert")
+            benchmark.startMeasurement()
+            let context = try await StrataPeer.open(url)
+            try await StrataPeer.insert(records, into: context)
+            try await StrataPeer.save(context)
+            benchmark.stopMeasurement()
+        }
+        measure("1 insert+save", "postgres-nio") { benchmark in
+            let records = PersonRecord.generate(count: count)
+            let schema = PostgresNIOPeer.newSchema("insert")
+            benchmark.startMeasurement()
+            let connection = try await PostgresNIOPeer.create(schema: schema)
+            try await PostgresNIOPeer.insert(records, into: connection)
+            benchmark.stopMeasurement()
+            try await connection.close()
+        }
+        measure("3 fetch all", "Strata Postgres") { benchmark in
+            let context = try await StrataPeer.open(StrataPeer.postgresFixture(count: count))
+            benchmark.startMeasurement()
+            blackHole(try await StrataPeer.fetchAll(context))
+            benchmark.stopMeasurement()
+        }
+        measure("3 fetch all", "postgres-nio") { benchmark in
+            let connection = try await PostgresNIOPeer.open(schema: PostgresNIOPeer.fixture(count: count))
+            benchmark.startMeasurement()
+            blackHole(try await PostgresNIOPeer.fetchAll(connection))
+            benchmark.stopMeasurement()
+            try await connection.close()
+        }
+        measure("4 update 10%", "Strata Postgres") { benchmark in
+            let context = try await StrataPeer.open(StrataPeer.postgresFixture(count: count))
+            benchmark.startMeasurement()
+            try await StrataPeer.updateTenthAndSave(context)
+            benchmark.stopMeasurement()
+        }
+        measure("4 update 10%", "postgres-nio") { benchmark in
+            let connection = try await PostgresNIOPeer.open(schema: PostgresNIOPeer.fixture(count: count))
+            benchmark.startMeasurement()
+            try await PostgresNIOPeer.updateTenth(connection)
+            benchmark.stopMeasurement()
+            try await connection.close()
+        }
+        measure("5a 1000 lookups", "Strata Postgres") { benchmark in
+            let context = try await StrataPeer.open(StrataPeer.postgresFixture(count: count))
+            benchmark.startMeasurement()
+            blackHole(try await StrataPeer.lookUp(lookups, in: context))
+            benchmark.stopMeasurement()
+        }
+        measure("5a 1000 lookups", "postgres-nio") { benchmark in
+            let connection = try await PostgresNIOPeer.open(schema: PostgresNIOPeer.fixture(count: count))
+            benchmark.startMeasurement()
+            blackHole(try await PostgresNIOPeer.lookUp(lookups, in: connection))
+            benchmark.stopMeasurement()
+            try await connection.close()
+        }
     }
 }

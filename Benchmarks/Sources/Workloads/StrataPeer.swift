@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataMigration
+import StrataPostgres
 
 /// A person as a managed object: the subject of every Strata workload.
 public final class Person: ManagedObject {
@@ -12,8 +13,9 @@ public final class Person: ManagedObject {
     @Relationship("manager") public var manager: Person?
 }
 
-/// Strata's side of each workload: on the binary store, or on the SQLite store for a path that
-/// ends in `.sqlite` (the "Strata SQLite" column).
+/// Strata's side of each workload: on the binary store, on the SQLite store for a path that
+/// ends in `.sqlite` (the "Strata SQLite" column), or on the PostgreSQL store for a
+/// `postgres://` URL (the "Strata Postgres" column).
 public enum StrataPeer {
     public static let model: ManagedObjectModel = {
         do {
@@ -62,7 +64,7 @@ public enum StrataPeer {
     /// `records` at once, saving after every `batch` people.
     public static func insertConcurrently(_ records: [PersonRecord], workers: Int, batch: Int, at url: URL) async throws {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try await coordinator.addPersistentStore(type: url.pathExtension == "sqlite" ? .sqlite : .binary, at: url)
+        try await coordinator.addPersistentStore(type: storeType(of: url), at: url)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0..<workers {
                 group.addTask {
@@ -134,7 +136,7 @@ public enum StrataPeer {
     /// yet, the store starts empty, and the first save writes it (workload 1).
     public static func open(_ url: URL) async throws -> ManagedObjectContext {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try await coordinator.addPersistentStore(type: url.pathExtension == "sqlite" ? .sqlite : .binary, at: url)
+        try await coordinator.addPersistentStore(type: storeType(of: url), at: url)
         return ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
     }
 
@@ -171,6 +173,38 @@ public enum StrataPeer {
         try await context.perform { context in
             try context.fetch(FetchRequest<Person>(predicate: try FetchPredicate(format: "score < %@", bound))).count
         }
+    }
+
+    /// The store a URL names: PostgreSQL for `postgres://`, SQLite for `.sqlite`, else binary.
+    static func storeType(of url: URL) -> StoreType {
+        if url.scheme == "postgres" {
+            PostgresStore.register()
+            return .postgreSQL
+        }
+        return url.pathExtension == "sqlite" ? .sqlite : .binary
+    }
+
+    /// A new PostgreSQL store on the benchmark server, in a schema of its own.
+    public static func newPostgresStore(_ name: String) throws -> URL {
+        guard let server = PostgresNIOPeer.serverURL, let url = URL(string: server + "?schema=" + PostgresNIOPeer.newSchema(name)) else {
+            throw PersistenceError(.storeNotFound, "no STRATA_POSTGRES_URL")
+        }
+        return url
+    }
+
+    /// A PostgreSQL store of `count` people, made once per size and process.
+    public static func postgresFixture(count: Int) async throws -> URL {
+        guard let server = PostgresNIOPeer.serverURL, let url = URL(string: server + "?schema=bench_strata_fixture_\(count)") else {
+            throw PersistenceError(.storeNotFound, "no STRATA_POSTGRES_URL")
+        }
+        let context = try await open(url)
+        let stored = try await context.perform { try $0.count(for: FetchRequest<Person>()) }
+        if stored != count {
+            precondition(stored == 0, "a fixture schema with \(stored) people, not \(count)")
+            try await insert(PersonRecord.generate(count: count), into: context)
+            try await save(context)
+        }
+        return url
     }
 
     /// A store of `count` people, made once per size (see ``Fixtures``): binary, or SQLite.

@@ -13,9 +13,31 @@ extension PersistentStoreCoordinator {
     /// The same as ``noticeOutsideChanges(of:)``, entering the coordinator's queue from the
     /// watcher's thread: no task waits for a thread of the concurrency pool, which a busy program
     /// may hold for seconds.
-    package nonisolated func noticeOutsideChangesSynchronously(of storeIdentifier: String) {
+    nonisolated func noticeOutsideChangesSynchronously(of storeIdentifier: String) {
         executor.runSynchronously {
             self.assumeIsolated { $0.noticeOutsideChanges(of: storeIdentifier) }
+        }
+    }
+
+    /// Another process committed to a store, which says so (the PostgreSQL store, told by the
+    /// server): take the change in if the latest generation does not hold it, and announce it
+    /// even if it does (a save of this coordinator's may have taken it in already). Entered
+    /// from the store's listening thread.
+    package nonisolated func storeChangedOutsideSynchronously(_ storeIdentifier: String) {
+        executor.runSynchronously {
+            self.assumeIsolated { coordinator in
+                guard let store = coordinator.persistentStores.first(where: { $0.identifier == storeIdentifier }) as? IncrementalStore else { return }
+                guard store.hasOutsideChanges else {
+                    if store.postsRemoteChanges { coordinator.announceRemoteChange(of: store) }
+                    return
+                }
+                do {
+                    _ = try coordinator.takeOutsideChanges()
+                } catch {
+                    coordinator.logger.error(
+                        "another process changed a store that cannot be read now: \(error)", metadata: ["store": "\(storeIdentifier)"])
+                }
+            }
         }
     }
 

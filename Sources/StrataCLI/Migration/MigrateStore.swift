@@ -64,7 +64,8 @@ struct MigrateStore: AsyncParsableCommand {
             try describe(stages, in: bundle, plan: &plan)
             return
         }
-        let url = URL(fileURLWithPath: store)
+        let url = try StoreFileKind.url(store)
+        try StoreFileKind.requireFile(url, for: "migrate")
         let kind = StoreFileKind(of: url)
         let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: kind.storeType, at: url)
         let source = try bundle.version(forStoreMetadata: metadata, migratingTo: target)
@@ -105,6 +106,8 @@ struct MigrateStore: AsyncParsableCommand {
             verifier.model = model
             try verifier.run()
             return (verifier.objectCount, verifier.problems)
+        case .postgres:
+            throw CommandFailure("strata migrate does not migrate PostgreSQL stores yet")
         }
     }
 

@@ -13,7 +13,7 @@ struct UpdateStore: AsyncParsableCommand {
             persistent history when the store records it, with the author "strata".
             """)
 
-    @Argument(help: "A store file (binary or SQLite).")
+    @Argument(help: "A store file (binary or SQLite), or a postgres:// URL.")
     var store: String
 
     @Option(help: "The entity whose objects to update (its subentities' too).")
@@ -55,7 +55,7 @@ struct DeleteStore: AsyncParsableCommand {
             history when the store records it, with the author "strata".
             """)
 
-    @Argument(help: "A store file (binary or SQLite).")
+    @Argument(help: "A store file (binary or SQLite), or a postgres:// URL.")
     var store: String
 
     @Option(help: "The entity whose objects to delete (its subentities' too).")
@@ -83,8 +83,8 @@ enum BatchStore {
     static func run<T: Sendable>(
         _ path: String, model modelPath: String?, _ body: @escaping @Sendable (isolated ManagedObjectContext) throws -> T
     ) async throws -> T {
-        let url = URL(fileURLWithPath: path)
-        guard FileManager.default.fileExists(atPath: url.path) else { throw CommandFailure("there is no store at \(path)") }
+        let url = try StoreFileKind.url(path)
+        guard StoreFileKind.exists(url) else { throw CommandFailure("there is no store at \(path)") }
         let model = try StoreFileKind.model(for: url, given: modelPath)
         let type = StoreFileKind(of: url).storeType
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)

@@ -8,7 +8,7 @@ struct DumpStore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dump", abstract: "Write a store's objects as JSON Lines, one object per line.")
 
-    @Argument(help: "A store file (binary or SQLite).")
+    @Argument(help: "A store file (binary or SQLite), or a postgres:// URL.")
     var store: String
 
     @Option(help: "Dump only the objects of this entity.")
@@ -18,9 +18,9 @@ struct DumpStore: AsyncParsableCommand {
     var model: String?
 
     func run() async throws {
-        let url = URL(fileURLWithPath: store)
-        if StoreFileKind(of: url) == .sqlite {
-            return try await dumpSQLite(url)
+        let url = try StoreFileKind.url(store)
+        if StoreFileKind(of: url) != .binary {
+            return try await dumpThroughContext(url)
         }
         let file = try BinaryStoreFile(contentsOf: url)
         if let entity, !file.entities.contains(where: { $0.name == entity }) {
@@ -39,8 +39,8 @@ struct DumpStore: AsyncParsableCommand {
         }
     }
 
-    /// Every object of the store, entity by entity (by name), in reference order.
-    private func dumpSQLite(_ url: URL) async throws {
+    /// Every object of a SQLite or PostgreSQL store, entity by entity (by name), in reference order.
+    private func dumpThroughContext(_ url: URL) async throws {
         let model = try StoreFileKind.model(for: url, given: self.model)
         let names = model.entities.map(\.name).sorted()
         if let entity, !names.contains(entity) {

@@ -26,7 +26,8 @@ struct HistoryCommand: AsyncParsableCommand {
     var model: String?
 
     func run() async throws {
-        let url = URL(fileURLWithPath: store)
+        let url = try StoreFileKind.url(store)
+        try StoreFileKind.requireFile(url, for: "history")
         let model = try StoreFileKind.model(for: url, given: model)
         let (coordinator, added) = try await StoreFileKind.openReadOnly(url, model: model, history: true)
         let token = try after.map { try Self.token($0, store: added.identifier) }

@@ -10,7 +10,7 @@ struct ImportStore: AsyncParsableCommand {
         commandName: "import",
         abstract: "Add objects from JSON Lines (as strata dump writes them) to a store, in one save.")
 
-    @Argument(help: "The store file, created when missing: SQLite when it ends in .sqlite, binary otherwise.")
+    @Argument(help: "The store, created when missing: a postgres:// URL, or a file: SQLite when it ends in .sqlite, binary otherwise.")
     var store: String
 
     @Option(help: "The model (.xcdatamodel) or bundle (.xcdatamodeld, its current version).")
@@ -33,8 +33,8 @@ struct ImportStore: AsyncParsableCommand {
         let records = try ImportRecord.parse(data, model: model, file: from)
 
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        let url = URL(fileURLWithPath: store)
-        if !history, FileManager.default.fileExists(atPath: url.path), (try? StoreFileKind.recordsHistory(url)) == true {
+        let url = try StoreFileKind.url(store)
+        if !history, !StoreFileKind.isPostgres(url), FileManager.default.fileExists(atPath: url.path), (try? StoreFileKind.recordsHistory(url)) == true {
             throw CommandFailure("\(store) records persistent history: import with --history, so that the import is recorded too; nothing was imported")
         }
         let options: [String: any Sendable] = history ? [PersistentStoreOption.persistentHistoryTracking: true] : [:]

@@ -18,7 +18,8 @@ struct InspectStore: ParsableCommand {
     var json = false
 
     func run() throws {
-        let url = URL(fileURLWithPath: store)
+        let url = try StoreFileKind.url(store)
+        try StoreFileKind.requireFile(url, for: "inspect")
         if StoreFileKind(of: url) == .sqlite {
             let report = try SQLiteStoreReport(url: url, modelPath: model)
             try print(report, json: json)

@@ -12,7 +12,7 @@ struct QueryStore: AsyncParsableCommand {
         case table, json
     }
 
-    @Argument(help: "A store file (binary or SQLite).")
+    @Argument(help: "A store file (binary or SQLite), or a postgres:// URL.")
     var store: String
 
     @Option(help: "The entity to fetch (its subentities too).")
@@ -34,7 +34,7 @@ struct QueryStore: AsyncParsableCommand {
     var model: String?
 
     func run() async throws {
-        let url = URL(fileURLWithPath: store)
+        let url = try StoreFileKind.url(store)
         let model = try StoreFileKind.model(for: url, given: model)
         var request = FetchRequest<ManagedObject>(entityName: entity)
         if let predicate {

@@ -1,19 +1,52 @@
 import Foundation
 import Strata
+import StrataPostgres
 
-/// Which kind of store a file on the command line is: told by its first bytes (a SQLite database
-/// starts with "SQLite format 3"), or for a file not yet there, by its extension (`.sqlite`).
+/// Which kind of store the command line names: a `postgres://` URL is a PostgreSQL store; a file
+/// is told by its first bytes (a SQLite database starts with "SQLite format 3"), or for a file not
+/// yet there, by its extension (`.sqlite`).
 enum StoreFileKind {
-    case binary, sqlite
+    case binary, sqlite, postgres
 
     init(of url: URL) {
-        self = StoreFileMigration.storeType(ofFileAt: url) == .sqlite ? .sqlite : .binary
+        if Self.isPostgres(url) {
+            self = .postgres
+        } else {
+            self = StoreFileMigration.storeType(ofFileAt: url) == .sqlite ? .sqlite : .binary
+        }
+    }
+
+    /// The store an argument names: a PostgreSQL URL, or a file path.
+    static func url(_ argument: String) throws -> URL {
+        let lowered = argument.lowercased()
+        guard lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") else { return URL(fileURLWithPath: argument) }
+        guard let url = URL(string: argument) else { throw CommandFailure("not a URL: \(argument)") }
+        PostgresStore.register()
+        return url
+    }
+
+    static func isPostgres(_ url: URL) -> Bool {
+        ["postgres", "postgresql"].contains(url.scheme?.lowercased() ?? "")
+    }
+
+    /// Whether a store is there to open: a file that exists, or a PostgreSQL URL (the server
+    /// says, when the store is added).
+    static func exists(_ url: URL) -> Bool {
+        isPostgres(url) || FileManager.default.fileExists(atPath: url.path)
     }
 
     var storeType: StoreType {
         switch self {
         case .binary: .binary
         case .sqlite: .sqlite
+        case .postgres: .postgreSQL
+        }
+    }
+
+    /// Refuses a PostgreSQL store for a command that reads files only.
+    static func requireFile(_ url: URL, for command: String) throws {
+        guard !isPostgres(url) else {
+            throw CommandFailure("strata \(command) reads store files; for a PostgreSQL store use query, dump, import, update or delete")
         }
     }
 
@@ -23,6 +56,11 @@ enum StoreFileKind {
         if let path { return try ModelSource(path: path).model(version: nil).model }
         switch StoreFileKind(of: url) {
         case .binary: return try BinaryStoreFile(contentsOf: url).recordedModel()
+        case .postgres:
+            guard let model = try ManagedObjectModel(cachedInStoreMetadata: PostgresStore.metadataForPersistentStore(at: url)) else {
+                throw CommandFailure("the store carries no model. Give it with --model MODEL (a .xcdatamodel or .xcdatamodeld)")
+            }
+            return model
         case .sqlite:
             do {
                 return try SQLiteStore.cachedModel(ofStoreAt: url)
@@ -38,6 +76,7 @@ enum StoreFileKind {
         switch StoreFileKind(of: url) {
         case .binary: try BinaryStore.recordsPersistentHistory(at: url)
         case .sqlite: try SQLiteStore.recordsPersistentHistory(at: url)
+        case .postgres: false  // the PostgreSQL store records no history yet
         }
     }
 

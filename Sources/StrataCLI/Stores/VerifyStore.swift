@@ -16,7 +16,8 @@ struct VerifyStore: ParsableCommand {
     var model: String?
 
     func run() throws {
-        let url = URL(fileURLWithPath: store)
+        let url = try StoreFileKind.url(store)
+        try StoreFileKind.requireFile(url, for: "verify")
         if StoreFileKind(of: url) == .sqlite {
             return try verifySQLite(url)
         }

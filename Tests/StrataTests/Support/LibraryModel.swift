@@ -2,6 +2,7 @@ import Foundation
 import OrderedCollections
 import Strata
 import StrataPostgres
+import StrataTestSupport
 
 final class Author: ManagedObject {
     @Attribute("name") var name: String

@@ -3,6 +3,7 @@ import Foundation
 import JSONLinesStore
 import Strata
 import StrataPostgres
+import StrataTestSupport
 import Testing
 
 /// The store types the conformance suite runs over: Strata's in-memory, binary, SQLite and

@@ -1,18 +1,16 @@
 import Foundation
-import Synchronization
 import Logging
 import PostgresNIO
 import StrataPostgres
-import Testing
 
 /// The PostgreSQL server the tests run the Postgres store on: `STRATA_POSTGRES_URL`
 /// (`scripts/test` starts a throwaway cluster and sets it; set it yourself to use another
 /// server, where the tests make and drop schemas named `strata_t<pid>_<n>`). Without it the
 /// Postgres cases are left out, unless `STRATA_REQUIRE_POSTGRES=1` (CI), which fails instead.
-enum PostgresTestServer {
-    static let url: String? = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
-    static let isRequired = ProcessInfo.processInfo.environment["STRATA_REQUIRE_POSTGRES"] == "1"
-    static var isAvailable: Bool {
+public enum PostgresTestServer {
+    public static let url: String? = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    public static let isRequired = ProcessInfo.processInfo.environment["STRATA_REQUIRE_POSTGRES"] == "1"
+    public static var isAvailable: Bool {
         PostgresStore.register()
         return url != nil
     }
@@ -21,7 +19,7 @@ enum PostgresTestServer {
 
     /// A store URL with a schema of its own, not yet made. The first call drops the schemas of
     /// test processes that have ended.
-    static func newStoreURL() async throws -> URL {
+    public static func newStoreURL() async throws -> URL {
         guard let url else { throw PostgresStoreError(.invalidURL, "STRATA_POSTGRES_URL is not set") }
         try await Sweeper.shared.sweepOnce()
         let schema = "strata_t\(getpid())_\(counter.next())"
@@ -32,21 +30,21 @@ enum PostgresTestServer {
     }
 
     /// Drops the schema of a store URL `newStoreURL()` gave.
-    static func dropSchema(of storeURL: URL) async throws {
+    public static func dropSchema(of storeURL: URL) async throws {
         guard let schema = URLComponents(url: storeURL, resolvingAgainstBaseURL: false)?.queryItems?.first(where: { $0.name == "schema" })?.value
         else { return }
         try await execute("DROP SCHEMA IF EXISTS \"\(schema.replacingOccurrences(of: "\"", with: "\"\""))\" CASCADE")
     }
 
     /// Runs one statement on the test server.
-    static func execute(_ sql: String) async throws {
+    public static func execute(_ sql: String) async throws {
         let connection = try await connect()
         defer { Task { try? await connection.close() } }
         _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).get()
     }
 
     /// The test server's rows for `sql`, each as text columns.
-    static func rows(_ sql: String) async throws -> [[String?]] {
+    public static func rows(_ sql: String) async throws -> [[String?]] {
         let connection = try await connect()
         defer { Task { try? await connection.close() } }
         var rows: [[String?]] = []
@@ -84,7 +82,7 @@ enum PostgresTestServer {
     }
 
     private final class Counter: Sendable {
-        private let value = Mutex(0)
+        private let value = Locked(0)
         func next() -> Int {
             value.withLock { value in
                 value += 1
@@ -94,28 +92,21 @@ enum PostgresTestServer {
     }
 }
 
-/// Fails when the Postgres cases are required but no server is given: CI never skips them.
-@Suite struct PostgresTestServerTests {
-    @Test func theServerIsGivenWhenRequired() {
-        #expect(!PostgresTestServer.isRequired || PostgresTestServer.url != nil, "STRATA_REQUIRE_POSTGRES=1 but STRATA_POSTGRES_URL is not set")
-    }
-}
-
 /// A PostgreSQL cluster of a test's own (`scripts/postgres-server`), for a test that restarts
 /// its server: the shared test server must stay up for the tests running beside it.
-final class PrivatePostgresCluster: Sendable {
-    let url: String
-    let folder: String
+public final class PrivatePostgresCluster: Sendable {
+    public let url: String
+    public let folder: String
     private static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scripts/postgres-server")
+        .deletingLastPathComponent().appendingPathComponent("scripts/postgres-server")
 
     /// Whether this machine has PostgreSQL's server programs.
-    static var canStart: Bool {
+    public static var canStart: Bool {
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
         return versions.contains { FileManager.default.isExecutableFile(atPath: "/usr/lib/postgresql/\($0)/bin/initdb") }
     }
 
-    init() throws {
+    public init() throws {
         let output = try Self.run(["start"])
         func value(_ name: String) -> String? {
             output.split(separator: "\n").first { $0.hasPrefix("export \(name)=") }
@@ -129,12 +120,12 @@ final class PrivatePostgresCluster: Sendable {
     }
 
     /// Stops the cluster and removes its folder.
-    func stop() {
+    public func stop() {
         _ = try? Self.run(["stop", folder])
     }
 
     /// Restarts the cluster (`pg_ctl restart -m fast`), and waits until it answers.
-    func restart() throws {
+    public func restart() throws {
         _ = try Self.run(["restart", folder])
     }
 

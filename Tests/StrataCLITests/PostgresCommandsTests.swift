@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+/// The `strata` commands on a `postgres://` URL: import, query, update, delete and dump work on a
+/// PostgreSQL store as on a file; the commands that read files refuse it with a clear message.
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"] != nil, "needs STRATA_POSTGRES_URL"))
+struct PostgresCommandsTests {
+    @Test func importQueryUpdateDeleteAndDumpAPostgresStore() throws {
+        let server = try #require(ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"])
+        let store = server + (server.contains("?") ? "&" : "?") + "schema=strata_cli_\(UInt32.random(in: 0...UInt32.max))"
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let people = directory.appendingPathComponent("people.jsonl")
+        try Data("""
+            {"entity": "Person", "id": "a", "values": {"firstName": "Ada", "lastName": "Lovelace", "phone": "555"}}
+            {"entity": "Person", "id": "b", "values": {"firstName": "Alan", "lastName": "Turing", "phone": "556"}}
+            {"entity": "Person", "id": "c", "values": {"firstName": "Grace", "lastName": "Hopper", "phone": "557"}}
+            """.utf8).write(to: people)
+        let imported = try StrataTool.run("import", store, "--model", BatchCommandsTests.model, "--from", people.path)
+        #expect(imported.status == 0, "\(imported.errors)")
+
+        // No --model from here on: the store carries its model.
+        let updated = try StrataTool.run("update", store, "--entity", "Person", "--where", "firstName BEGINSWITH 'A'", "--set", "phone='000'")
+        #expect(updated.output == "updated 2 objects in \(store)\n", "\(updated.errors)")
+        let deleted = try StrataTool.run("delete", store, "--entity", "Person", "--where", "lastName == 'Turing'")
+        #expect(deleted.output == "deleted 1 object from \(store)\n", "\(deleted.errors)")
+        let query = try StrataTool.run("query", store, "--entity", "Person", "--sort", "firstName", "--format", "json")
+        let phones = query.output.split(separator: "\n").compactMap { line in
+            ((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any])?["values"] as? [String: Any]
+        }.map { "\($0["firstName"] ?? "") \($0["phone"] ?? "")" }
+        #expect(phones == ["Ada 000", "Grace 557"], "\(query.errors)")
+        let dumped = try StrataTool.run("dump", store)
+        #expect(dumped.status == 0 && dumped.output.split(separator: "\n").count == 2, "\(dumped.errors)")
+
+        let inspect = try StrataTool.run("inspect", store)
+        #expect(inspect.status != 0 && inspect.errors.contains("strata inspect reads store files"))
+        let withPassword = try StrataTool.run("query", "postgres://app:hunter2@127.0.0.1:1/db", "--entity", "Person")
+        #expect(withPassword.status != 0 && !withPassword.errors.contains("hunter2"), "\(withPassword.errors)")
+    }
+}
