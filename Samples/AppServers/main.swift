@@ -130,6 +130,8 @@ let servers = try ["A", "B"].map { name in
     process.standardOutput = output
     process.standardInput = Pipe()
     try process.run()
+    // The server has its end now; ours would keep its output from ever ending.
+    try output.fileHandleForWriting.close()
     return process
 }
 for _ in servers { relay.ready.wait() }
