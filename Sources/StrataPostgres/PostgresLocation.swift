@@ -9,16 +9,16 @@ import PostgresNIO
 /// The password comes from `PGPASSWORD` and TLS from `PGSSLMODE` (`disable`, `prefer`,
 /// `require`; libpq's names), never from the URL: a URL is logged and shown in errors, and a
 /// password in one is refused rather than risked.
-struct PostgresLocation: Sendable, CustomStringConvertible {
+package struct PostgresLocation: Sendable, CustomStringConvertible {
     var user: String
     var database: String
-    var schema: String
+    package var schema: String
     /// A TCP host and port, or a Unix socket file.
     var host: String?
     var port: Int
     var socketPath: String?
 
-    init(url: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    package init(url: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
             let scheme = components.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql"
         else {
@@ -49,7 +49,7 @@ struct PostgresLocation: Sendable, CustomStringConvertible {
     }
 
     /// The connection settings, with the password and TLS the environment gives.
-    func configuration(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> PostgresConnection.Configuration {
+    package func configuration(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> PostgresConnection.Configuration {
         let password = environment["PGPASSWORD"]
         if let socketPath {
             return PostgresConnection.Configuration(unixSocketPath: socketPath, username: user, password: password, database: database)
@@ -73,7 +73,7 @@ struct PostgresLocation: Sendable, CustomStringConvertible {
     }
 
     /// The URL as the store shows it: no password, whatever was given.
-    var description: String {
+    package var description: String {
         let place = socketPath.map { "?host=" + ($0 as NSString).deletingLastPathComponent } ?? ""
         let server = host.map { "\($0):\(port)" } ?? ""
         return "postgres://\(user)@\(server)/\(database)\(place)\(place.isEmpty ? "?" : "&")schema=\(schema)"

@@ -10,14 +10,11 @@ import Strata
 /// Reads through one snapshot see one state of the database however long they go on, and
 /// whatever other servers commit meanwhile: Core Data's query generations, across machines.
 final class PostgresSnapshot: IncrementalStoreSnapshot {
-    /// The number of the last save this store knew of when the snapshot was made.
-    let changeNumber: Int64
     private let pool: PostgresConnectionPool
     private let logger: Logger
     private let connection = ThreadLocked<PostgresConnection?>(nil)
 
-    init(changeNumber: Int64, pool: PostgresConnectionPool, logger: Logger) {
-        self.changeNumber = changeNumber
+    init(pool: PostgresConnectionPool, logger: Logger) {
         self.pool = pool
         self.logger = logger
     }

@@ -147,18 +147,20 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
 
     /// Reads a store's metadata without adding it.
     public override class func metadataForPersistentStore(at url: URL) throws -> [String: MetadataValue] {
-        let location = try PostgresLocation(url: url)
-        let pool = PostgresConnectionPool(configuration: try location.configuration(), logger: Logger(label: "strata.postgres"))
-        defer { pool.drain() }
-        return try pool.withConnection { connection in
-            let table = PostgresSQL.qualified(location.schema, "Z_METADATA")
-            guard let row = try connection.rows("SELECT \"Z_UUID\", \"Z_METADATA\" FROM \(table)", logger: Logger(label: "strata.postgres")).first,
-                case .text(let uuid) = try row.makeRandomAccess()[0].value(as: .text),
-                case .text(let json) = try row.makeRandomAccess()[1].value(as: .text)
+        try withOneOffConnection(to: url) { connection, location, logger in
+            guard
+                let row = try connection.rows("SELECT \"Z_UUID\", \"Z_METADATA\" FROM \(PostgresSQL.qualified(location.schema, "Z_METADATA"))", logger: logger)
+                    .first?.makeRandomAccess(),
+                case .text(let uuid) = try row[0].value(as: .text), case .text(let json) = try row[1].value(as: .text)
             else {
                 throw PostgresStoreError(.notAStore, "\(location) holds no store")
             }
-            var metadata = try JSONDecoder().decode([String: MetadataValue].self, from: Data(json.utf8))
+            var metadata: [String: MetadataValue]
+            do {
+                metadata = try JSONDecoder().decode([String: MetadataValue].self, from: Data(json.utf8))
+            } catch {
+                throw PostgresStoreError(.notAStore, "the store's metadata is not what Strata writes: \(error)")
+            }
             metadata[PersistentStore.storeUUIDKey] = .string(uuid)
             return metadata
         }
@@ -166,13 +168,9 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
 
     /// Writes a store's metadata without adding it; its UUID stays what it is.
     public override class func setMetadata(_ metadata: [String: MetadataValue], forPersistentStoreAt url: URL) throws {
-        let location = try PostgresLocation(url: url)
-        let logger = Logger(label: "strata.postgres")
-        let pool = PostgresConnectionPool(configuration: try location.configuration(), logger: logger)
-        defer { pool.drain() }
         var stored = metadata
         stored[PersistentStore.storeUUIDKey] = nil
-        try pool.withConnection { connection in
+        try withOneOffConnection(to: url) { connection, location, logger in
             let changed = try connection.run(
                 "UPDATE \(PostgresSQL.qualified(location.schema, "Z_METADATA")) SET \"Z_METADATA\" = $1", [.text(try metadataJSON(stored))],
                 logger: logger)
@@ -184,11 +182,7 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
     /// the schema itself when it is left empty and is not `public`. Remove the store from every
     /// coordinator first; a server that still has it open fails its next statement.
     public static func destroyStore(at url: URL) throws {
-        let location = try PostgresLocation(url: url)
-        let logger = Logger(label: "strata.postgres")
-        let pool = PostgresConnectionPool(configuration: try location.configuration(), logger: logger)
-        defer { pool.drain() }
-        try pool.withConnection { connection in
+        try withOneOffConnection(to: url) { connection, location, logger in
             try connection.run("BEGIN", logger: logger)
             do {
                 let schema = [SQLiteValue.text(location.schema)]
@@ -213,6 +207,16 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
                 throw error
             }
         }
+    }
+
+    /// Runs `body` on a connection of its own to the store at `url`, for the work done on a
+    /// store that is not added (its metadata, its destruction).
+    static func withOneOffConnection<T>(to url: URL, _ body: (PostgresConnection, PostgresLocation, Logger) throws -> T) throws -> T {
+        let location = try PostgresLocation(url: url)
+        let logger = Logger(label: "strata.postgres")
+        let pool = PostgresConnectionPool(configuration: try location.configuration(), logger: logger)
+        defer { pool.drain() }
+        return try pool.withConnection { connection in try body(connection, location, logger) }
     }
 
     /// Metadata as `Z_METADATA` holds it: JSON, keys sorted.
@@ -259,12 +263,11 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
     // MARK: Snapshots and changes from outside
 
     public override func newSnapshot() throws -> any IncrementalStoreSnapshot {
-        let change = state.withLock { state in
+        state.withLock { state in
             state.snapshotChange = state.latestChange
             state.reconnected = false
-            return state.latestChange
         }
-        return PostgresSnapshot(changeNumber: change, pool: pool, logger: logger)
+        return PostgresSnapshot(pool: pool, logger: logger)
     }
 
     package var hasChangesFromOutside: Bool {

@@ -57,11 +57,8 @@ public enum PostgresTestServer {
     private static let logger = Logger(label: "strata.tests.postgres")
 
     private static func connect() async throws -> PostgresConnection {
-        guard let url, let components = URLComponents(string: url) else { throw PostgresStoreError(.invalidURL, "no test server") }
-        let configuration = PostgresConnection.Configuration(
-            host: components.host ?? "127.0.0.1", port: components.port ?? 5432, username: components.user ?? "postgres",
-            password: ProcessInfo.processInfo.environment["PGPASSWORD"], database: String(components.path.dropFirst()), tls: .disable)
-        return try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+        guard let url, let storeURL = URL(string: url) else { throw PostgresStoreError(.invalidURL, "no test server") }
+        return try await PostgresConnection.connect(configuration: try PostgresLocation(url: storeURL).configuration(), id: 1, logger: logger)
     }
 
     /// Drops the schemas of test processes that have ended, once per process.
