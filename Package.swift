@@ -153,7 +153,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataMigrationTests",
-            dependencies: ["Strata", "StrataMigration"]
+            dependencies: ["Strata", "StrataMigration", "StrataPostgres", "StrataTestSupport"]
         ),
         .testTarget(
             name: "StrataCLITests",

@@ -5,17 +5,37 @@ import Strata
 
 /// The open connections of one store: taken for a save or a snapshot, given back after. Idle
 /// connections beyond ``keep`` are closed; a connection the server closed is never handed out.
+///
+/// A pool can instead hold one connection that another owner has in a transaction
+/// (``init(pinned:logger:)``): every store work on it then happens in that transaction, as a
+/// migration's two stores (old model, new model) do.
 final class PostgresConnectionPool: Sendable {
-    private let configuration: PostgresConnection.Configuration
+    private enum Source {
+        case server(PostgresConnection.Configuration)
+        /// The one connection of a pinned pool: its owner begins, ends and closes it.
+        case pinned(PostgresConnection)
+    }
+    private let source: Source
     private let logger: Logger
     private let idle = ThreadLocked<[PostgresConnection]>([])
     private let keep: Int
     private let nextID = ThreadLocked(0)
 
     init(configuration: PostgresConnection.Configuration, logger: Logger, keep: Int = 4) {
-        self.configuration = configuration
+        source = .server(configuration)
         self.logger = logger
         self.keep = keep
+    }
+
+    init(pinned connection: PostgresConnection, logger: Logger) {
+        source = .pinned(connection)
+        self.logger = logger
+        keep = 0
+    }
+
+    /// Whether the pool's one connection is in a transaction its owner ends.
+    var isPinned: Bool {
+        if case .pinned = source { true } else { false }
     }
 
     deinit {
@@ -24,6 +44,11 @@ final class PostgresConnectionPool: Sendable {
 
     /// An idle connection, or a new one.
     func take() throws -> PostgresConnection {
+        let configuration: PostgresConnection.Configuration
+        switch source {
+        case .pinned(let connection): return connection
+        case .server(let server): configuration = server
+        }
         while let connection = idle.withLock({ $0.popLast() }) {
             if !connection.isClosed { return connection }
         }
@@ -42,7 +67,7 @@ final class PostgresConnectionPool: Sendable {
 
     /// Takes back a connection with no transaction open.
     func giveBack(_ connection: PostgresConnection) {
-        guard !connection.isClosed else { return }
+        guard !isPinned, !connection.isClosed else { return }
         let kept = idle.withLock { idle in
             guard idle.count < keep else { return false }
             idle.append(connection)
@@ -59,7 +84,7 @@ final class PostgresConnectionPool: Sendable {
             giveBack(connection)
             return result
         } catch {
-            connection.closeSoon()
+            if !isPinned { connection.closeSoon() }
             throw error
         }
     }

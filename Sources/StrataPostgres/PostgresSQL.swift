@@ -65,6 +65,19 @@ extension PostgresConnection {
         try result(sql, bindings, logger: logger).rows
     }
 
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    func transaction<T>(logger: Logger, _ body: () throws -> T) throws -> T {
+        try run("BEGIN", logger: logger)
+        do {
+            let result = try body()
+            try run("COMMIT", logger: logger)
+            return result
+        } catch {
+            if (error as? PostgresStoreError)?.code != .unreachable { _ = try? run("ROLLBACK", logger: logger) }
+            throw error
+        }
+    }
+
     /// Runs `sql` with `values` bound, and returns how many rows it changed.
     @discardableResult
     func run(_ sql: String, _ values: [SQLiteValue] = [], logger: Logger) throws -> Int {

@@ -5,9 +5,9 @@ import Strata
 /// (Core Data's scheme: one table per root entity with `Z_PK`, `Z_ENT`, `Z_OPT` and a column per
 /// property, join tables for many-to-many relationships, `Z_PRIMARYKEY` counting reference
 /// numbers), with PostgreSQL's types, every name quoted, and uniqueness constraints as unique
-/// indexes. Two tables of the store's own: `Z_METADATA` (the store's UUID, metadata as JSON, and
+/// indexes. Two tables of the store's own: `Z_METADATA` (the store's UUID, metadata as JSON,
 /// `Z_CHANGE`, the number of the last save, which orders saves and tells a coordinator that
-/// another one committed).
+/// another one committed, and `Z_MODEL`, the version checksum of the model the tables are at).
 struct PostgresSchema {
     let schema: String
     let model: CoreDataSQLiteSchema
@@ -23,7 +23,7 @@ struct PostgresSchema {
     var storeTables: [String] {
         [
             "CREATE TABLE IF NOT EXISTS \(table("Z_METADATA")) (\"Z_VERSION\" integer PRIMARY KEY, \"Z_UUID\" text NOT NULL, "
-                + "\"Z_METADATA\" text NOT NULL, \"Z_CHANGE\" bigint NOT NULL)",
+                + "\"Z_METADATA\" text NOT NULL, \"Z_CHANGE\" bigint NOT NULL, \"Z_MODEL\" text)",
             "CREATE TABLE IF NOT EXISTS \(table("Z_PRIMARYKEY")) (\"Z_ENT\" integer PRIMARY KEY, \"Z_NAME\" text NOT NULL, "
                 + "\"Z_SUPER\" integer NOT NULL, \"Z_MAX\" bigint NOT NULL)",
         ]
@@ -43,7 +43,9 @@ struct PostgresSchema {
         }
         for join in model.joinTables {
             try check(join.name)
-            let columns = join.columns.map { "\(PostgresSQL.quoted($0)) bigint NOT NULL" }
+            // The keys are NOT NULL as the primary key; an ordering column is empty until the
+            // ordered side's save writes it (the other side may write the link first).
+            let columns = join.columns.map { "\(PostgresSQL.quoted($0)) bigint" }
             let key = "PRIMARY KEY (\(join.primaryKey.map(PostgresSQL.quoted).joined(separator: ", ")))"
             statements.append("CREATE TABLE IF NOT EXISTS \(table(join.name)) (\((columns + [key]).joined(separator: ", ")))")
         }
@@ -77,17 +79,22 @@ struct PostgresSchema {
     /// whole, so that two long names never become one.
     static func indexName(_ name: String) -> String {
         guard name.utf8.count > maximumNameLength else { return name }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: stable across runs and machines
-        for byte in name.utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-        }
-        let suffix = "_" + String(hash, radix: 16)
+        let suffix = "_" + stableHash(name)
         var prefix = ""
         for character in name {
             guard prefix.utf8.count + String(character).utf8.count + suffix.utf8.count <= maximumNameLength else { break }
             prefix.append(character)
         }
         return prefix + suffix
+    }
+
+    /// A short name for `text`, the same on every run and machine (FNV-1a, in hexadecimal).
+    static func stableHash(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        return String(hash, radix: 16)
     }
 
     private func check(_ name: String) throws {

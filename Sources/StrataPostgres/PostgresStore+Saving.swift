@@ -43,12 +43,17 @@ extension PostgresStore {
     /// save's number.
     private func write(_ changes: SaveChangesRequest, connection: PostgresConnection) throws -> ([ManagedObjectID: Int64], Int64) {
         // Taking the next number locks the metadata row until commit: saves to one store commit
-        // one at a time, in the order of their numbers.
+        // one at a time, in the order of their numbers. A migration holds the row too, so a save
+        // waits for it, then finds the tables at another model and writes nothing.
         guard
             let change = try connection.rows(
-                "UPDATE \(schema.table("Z_METADATA")) SET \"Z_CHANGE\" = \"Z_CHANGE\" + 1 RETURNING \"Z_CHANGE\"", logger: logger
+                "UPDATE \(schema.table("Z_METADATA")) SET \"Z_CHANGE\" = \"Z_CHANGE\" + 1 WHERE \"Z_MODEL\" = $1 RETURNING \"Z_CHANGE\"",
+                [.text(modelChecksum)], logger: logger
             ).first?.makeRandomAccess()[0].int64()
-        else { throw PostgresStoreError(.notAStore, "the store's metadata row is missing from \(location.schema).Z_METADATA") }
+        else {
+            guard try connection.rows("SELECT 1 FROM \(schema.table("Z_METADATA"))", logger: logger).isEmpty else { throw Self.migratedElsewhere() }
+            throw PostgresStoreError(.notAStore, "the store's metadata row is missing from \(location.schema).Z_METADATA")
+        }
 
         var versions: [ManagedObjectID: Int64] = [:]
         var conflicts: [ManagedObjectID] = []
@@ -138,12 +143,19 @@ extension PostgresStore {
         var ids = objectIDs
         try pool.withConnection { connection in
             for (root, positions) in byRoot.sorted(by: { $0.key < $1.key }) {
+                // Entity numbers are the model's: a store another server migrated numbers its
+                // entities anew, and no counter of it is this model's to take.
                 guard
                     let last = try connection.rows(
-                        "UPDATE \(schema.table("Z_PRIMARYKEY")) SET \"Z_MAX\" = \"Z_MAX\" + $1 WHERE \"Z_ENT\" = $2 RETURNING \"Z_MAX\"",
-                        [.integer(Int64(positions.count)), .integer(Int64(root))], logger: logger
+                        "UPDATE \(schema.table("Z_PRIMARYKEY")) SET \"Z_MAX\" = \"Z_MAX\" + $1 WHERE \"Z_ENT\" = $2 "
+                            + "AND EXISTS (SELECT 1 FROM \(schema.table("Z_METADATA")) WHERE \"Z_MODEL\" = $3) RETURNING \"Z_MAX\"",
+                        [.integer(Int64(positions.count)), .integer(Int64(root)), .text(modelChecksum)], logger: logger
                     ).first?.makeRandomAccess()[0].int64()
-                else { throw PostgresStoreError(.notAStore, "Z_PRIMARYKEY has no row for entity number \(root)") }
+                else {
+                    guard try connection.rows("SELECT 1 FROM \(schema.table("Z_METADATA")) WHERE \"Z_MODEL\" = $1", [.text(modelChecksum)], logger: logger).isEmpty
+                    else { throw PostgresStoreError(.notAStore, "Z_PRIMARYKEY has no row for entity number \(root)") }
+                    throw Self.migratedElsewhere()
+                }
                 for (offset, position) in positions.enumerated() {
                     ids[position] = objectID(entity: objectIDs[position].entityName, reference: last - Int64(positions.count) + 1 + Int64(offset))
                 }

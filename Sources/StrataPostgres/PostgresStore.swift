@@ -43,6 +43,10 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
     /// How fetch predicates compile for this store's tables.
     let dialect: SQLDialect
     let logger = Logger(label: "strata.postgres")
+    /// The model's version checksum, which `Z_METADATA`'s `Z_MODEL` holds for the model the
+    /// store's tables are at: a save checks it, so that a server still on an older model never
+    /// writes to tables another server migrated.
+    let modelChecksum: String
     /// Saves retried after a serialization failure or deadlock, at most.
     static let saveAttempts = 5
 
@@ -60,14 +64,24 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
     }
     private let state = ThreadLocked(State())
 
-    public required init(
+    public required convenience init(
         coordinator: PersistentStoreCoordinator, configurationName: String?, url: URL?, options: [String: any Sendable]
     ) throws {
         guard let url else {
             throw PostgresStoreError(.invalidURL, "a PostgreSQL store is added with its URL: postgres://user@host:port/database?schema=name")
         }
-        location = try PostgresLocation(url: url)
-        pool = PostgresConnectionPool(configuration: try location.configuration(), logger: logger)
+        let location = try PostgresLocation(url: url)
+        let pool = PostgresConnectionPool(configuration: try location.configuration(), logger: Logger(label: "strata.postgres"))
+        try self.init(coordinator: coordinator, configurationName: configurationName, url: url, options: options, location: location, pool: pool)
+    }
+
+    /// A store at `location` whose statements go through `pool`.
+    init(
+        coordinator: PersistentStoreCoordinator, configurationName: String?, url: URL?, options: [String: any Sendable],
+        location: PostgresLocation, pool: PostgresConnectionPool
+    ) throws {
+        self.location = location
+        self.pool = pool
         mapping = CoreDataSQLiteMapping(model: coordinator.managedObjectModel)
         guard mapping.unsupported.isEmpty else {
             throw PersistenceError(
@@ -77,6 +91,7 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
         }
         schema = PostgresSchema(schema: location.schema, model: mapping.schema)
         dialect = .postgreSQL(schema: location.schema)
+        modelChecksum = coordinator.managedObjectModel.versionChecksum.base64EncodedString()
         try super.init(coordinator: coordinator, configurationName: configurationName, url: url, options: options)
     }
 
@@ -108,7 +123,7 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
     /// Creates the store's own tables if the schema has none (under a lock, so that servers
     /// starting at once create them once) and reads its UUID, metadata and last save's number.
     public override func loadMetadata() throws {
-        let (uuid, metadata, change) = try withTransaction { connection in
+        let (loaded, change) = try withTransaction { connection in
             try lockSchema(connection)
             try connection.run("CREATE SCHEMA IF NOT EXISTS \(PostgresSQL.quoted(location.schema))", logger: logger)
             if try !tableExists("Z_METADATA", connection) {
@@ -121,22 +136,11 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
                     "INSERT INTO \(schema.table("Z_METADATA")) (\"Z_VERSION\", \"Z_UUID\", \"Z_METADATA\", \"Z_CHANGE\") VALUES (1, $1, '{}', 0)",
                     [.text(identifier)], logger: logger)
             }
-            guard let row = try connection.rows("SELECT \"Z_UUID\", \"Z_METADATA\", \"Z_CHANGE\" FROM \(schema.table("Z_METADATA"))", logger: logger).first
-            else { throw PostgresStoreError(.notAStore, "the store's metadata row is missing from \(location.schema).Z_METADATA") }
-            let cells = row.makeRandomAccess()
-            guard case .text(let uuid) = try cells[0].value(as: .text), case .text(let json) = try cells[1].value(as: .text) else {
-                throw PostgresStoreError(.notAStore, "the store's metadata row is empty")
+            guard let stored = try Self.storedMetadata(connection, location, logger: logger) else {
+                throw PostgresStoreError(.notAStore, "the store's metadata row is missing from \(location.schema).Z_METADATA")
             }
-            let metadata: [String: MetadataValue]
-            do {
-                metadata = try JSONDecoder().decode([String: MetadataValue].self, from: Data(json.utf8))
-            } catch {
-                throw PostgresStoreError(.notAStore, "the store's metadata is not what Strata writes: \(error)")
-            }
-            return (uuid, metadata, try cells[2].int64() ?? 0)
+            return stored
         }
-        var loaded = metadata
-        loaded[PersistentStore.storeUUIDKey] = .string(uuid)
         replaceMetadata(loaded)
         state.withLock { state in
             state.writtenMetadata = self.metadata
@@ -148,22 +152,42 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
     /// Reads a store's metadata without adding it.
     public override class func metadataForPersistentStore(at url: URL) throws -> [String: MetadataValue] {
         try withOneOffConnection(to: url) { connection, location, logger in
-            guard
-                let row = try connection.rows("SELECT \"Z_UUID\", \"Z_METADATA\" FROM \(PostgresSQL.qualified(location.schema, "Z_METADATA"))", logger: logger)
-                    .first?.makeRandomAccess(),
-                case .text(let uuid) = try row[0].value(as: .text), case .text(let json) = try row[1].value(as: .text)
-            else {
+            guard let (metadata, _) = try storedMetadata(connection, location, logger: logger) else {
                 throw PostgresStoreError(.notAStore, "\(location) holds no store")
             }
-            var metadata: [String: MetadataValue]
-            do {
-                metadata = try JSONDecoder().decode([String: MetadataValue].self, from: Data(json.utf8))
-            } catch {
-                throw PostgresStoreError(.notAStore, "the store's metadata is not what Strata writes: \(error)")
-            }
-            metadata[PersistentStore.storeUUIDKey] = .string(uuid)
             return metadata
         }
+    }
+
+    /// The metadata of the store at `url`, or `nil` when its schema holds none yet.
+    package static func existingMetadata(at url: URL) throws -> [String: MetadataValue]? {
+        try withOneOffConnection(to: url) { connection, location, logger in try storedMetadata(connection, location, logger: logger)?.metadata }
+    }
+
+    /// The metadata in `Z_METADATA` (with the store's UUID) and the number of the last save, or
+    /// `nil` when the schema has no such table.
+    static func storedMetadata(
+        _ connection: PostgresConnection, _ location: PostgresLocation, logger: Logger
+    ) throws -> (metadata: [String: MetadataValue], change: Int64)? {
+        guard
+            !(try connection.rows(
+                "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = 'Z_METADATA'", [.text(location.schema)], logger: logger)
+            ).isEmpty
+        else { return nil }
+        guard
+            let row = try connection.rows(
+                "SELECT \"Z_UUID\", \"Z_METADATA\", \"Z_CHANGE\" FROM \(PostgresSQL.qualified(location.schema, "Z_METADATA"))", logger: logger
+            ).first?.makeRandomAccess(),
+            case .text(let uuid) = try row[0].value(as: .text), case .text(let json) = try row[1].value(as: .text)
+        else { throw PostgresStoreError(.notAStore, "the store's metadata row in \(location.schema).Z_METADATA is missing or empty") }
+        var metadata: [String: MetadataValue]
+        do {
+            metadata = try JSONDecoder().decode([String: MetadataValue].self, from: Data(json.utf8))
+        } catch {
+            throw PostgresStoreError(.notAStore, "the store's metadata is not what Strata writes: \(error)")
+        }
+        metadata[PersistentStore.storeUUIDKey] = .string(uuid)
+        return (metadata, try row[2].int64() ?? 0)
     }
 
     /// Writes a store's metadata without adding it; its UUID stays what it is.
@@ -183,14 +207,9 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
     /// coordinator first; a server that still has it open fails its next statement.
     public static func destroyStore(at url: URL) throws {
         try withOneOffConnection(to: url) { connection, location, logger in
-            try connection.run("BEGIN", logger: logger)
-            do {
+            try connection.transaction(logger: logger) {
                 let schema = [SQLiteValue.text(location.schema)]
-                guard
-                    !(try connection.rows(
-                        "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = 'Z_METADATA'", schema, logger: logger)
-                    ).isEmpty
-                else { throw PostgresStoreError(.notAStore, "\(location) holds no store") }
+                guard try storedMetadata(connection, location, logger: logger) != nil else { throw PostgresStoreError(.notAStore, "\(location) holds no store") }
                 let tables = try connection.rows(
                     "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename LIKE 'Z%'", schema, logger: logger)
                 for row in tables {
@@ -201,10 +220,6 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
                 if left.isEmpty, location.schema != "public" {
                     try connection.run("DROP SCHEMA \(PostgresSQL.quoted(location.schema))", logger: logger)
                 }
-                try connection.run("COMMIT", logger: logger)
-            } catch {
-                _ = try? connection.run("ROLLBACK", logger: logger)
-                throw error
             }
         }
     }
@@ -217,6 +232,14 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
         let pool = PostgresConnectionPool(configuration: try location.configuration(), logger: logger)
         defer { pool.drain() }
         return try pool.withConnection { connection in try body(connection, location, logger) }
+    }
+
+    /// The error of a server whose model the store's tables are no longer at.
+    static func migratedElsewhere() -> PersistenceError {
+        PersistenceError(
+            .incompatibleStore,
+            "another server migrated the store to another version of the model: this server's model can no longer read or save it; "
+                + "restart it with the new model")
     }
 
     /// Metadata as `Z_METADATA` holds it: JSON, keys sorted.
@@ -234,6 +257,12 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
     package func storeWasAdded() throws {
         try withTransaction { connection in
             try lockSchema(connection)
+            // The tables are at this model, or the store is new: another server may have migrated
+            // it since this one read its metadata.
+            let claimed = try connection.run(
+                "UPDATE \(schema.table("Z_METADATA")) SET \"Z_MODEL\" = $1 WHERE \"Z_MODEL\" IS NULL OR \"Z_MODEL\" = $1", [.text(modelChecksum)],
+                logger: logger)
+            guard claimed == 1 else { throw Self.migratedElsewhere() }
             for statement in try schema.modelTables() { try connection.run(statement, logger: logger) }
             for entity in schema.entityRows {
                 try connection.run(
@@ -263,6 +292,8 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
     // MARK: Snapshots and changes from outside
 
     public override func newSnapshot() throws -> any IncrementalStoreSnapshot {
+        // A migration's store reads in the migration's own transaction.
+        if pool.isPinned { return CurrentStateSnapshot() }
         state.withLock { state in
             state.snapshotChange = state.latestChange
             state.reconnected = false
@@ -279,7 +310,11 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
 
     /// The channel saves notify: one per store, named by its UUID.
     var changeChannel: String {
-        "strata_" + identifier.lowercased().filter { $0.isHexDigit }
+        Self.changeChannel(ofStore: identifier)
+    }
+
+    static func changeChannel(ofStore uuid: String) -> String {
+        "strata_" + uuid.lowercased().filter { $0.isHexDigit }
     }
 
     /// Another server committed a save, or the listener connected again after losing the
@@ -314,21 +349,25 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
     // MARK: Transactions
 
     /// Runs `body` in a transaction on a pooled connection: committed when it returns, rolled
-    /// back when it throws.
+    /// back when it throws. On a pinned pool (a migration's), a savepoint of the owner's
+    /// transaction stands for it.
     func withTransaction<T>(isolation: String = "READ COMMITTED", _ body: (PostgresConnection) throws -> T) throws -> T {
         let connection = try pool.take()
+        let (begin, commit, rollback) = pool.isPinned
+            ? ("SAVEPOINT strata_work", "RELEASE SAVEPOINT strata_work", "ROLLBACK TO SAVEPOINT strata_work")
+            : ("BEGIN ISOLATION LEVEL \(isolation)", "COMMIT", "ROLLBACK")
         do {
-            try connection.run("BEGIN ISOLATION LEVEL \(isolation)", logger: logger)
+            try connection.run(begin, logger: logger)
             let result = try body(connection)
-            try connection.run("COMMIT", logger: logger)
+            try connection.run(commit, logger: logger)
             pool.giveBack(connection)
             return result
         } catch {
             // Only a connection the server answered on can roll back: on a lost one the server
             // has already rolled the transaction back, and a statement sent there may never end.
-            if (error as? PostgresStoreError)?.code != .unreachable, (try? connection.run("ROLLBACK", logger: logger)) != nil {
+            if (error as? PostgresStoreError)?.code != .unreachable, (try? connection.run(rollback, logger: logger)) != nil {
                 pool.giveBack(connection)
-            } else {
+            } else if !pool.isPinned {
                 connection.closeSoon()
             }
             throw error
@@ -337,7 +376,12 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
 
     /// Serialises schema changes across servers for the rest of the transaction.
     private func lockSchema(_ connection: PostgresConnection) throws {
-        try connection.run("SELECT pg_advisory_xact_lock(hashtext($1))", [.text("strata:" + location.schema)], logger: logger)
+        try Self.lockSchema(location.schema, connection, logger: logger)
+    }
+
+    /// Serialises schema changes to `schema` across servers for the rest of the transaction.
+    static func lockSchema(_ schema: String, _ connection: PostgresConnection, logger: Logger) throws {
+        try connection.run("SELECT pg_advisory_xact_lock(hashtext($1))", [.text("strata:" + schema)], logger: logger)
     }
 
     private func tableExists(_ name: String, _ connection: PostgresConnection) throws -> Bool {

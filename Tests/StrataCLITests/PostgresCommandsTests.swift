@@ -1,13 +1,19 @@
 import Foundation
 import Testing
 
-/// The `strata` commands on a `postgres://` URL: import, query, update, delete and dump work on a
-/// PostgreSQL store as on a file; the commands that read files refuse it with a clear message.
+/// The `strata` commands on a `postgres://` URL: import, query, update, delete, dump, migrate and
+/// verify work on a PostgreSQL store as on a file; the commands that read files refuse it with a
+/// clear message.
 @Suite(.enabled(if: ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"] != nil, "needs STRATA_POSTGRES_URL"))
 struct PostgresCommandsTests {
-    @Test func importQueryUpdateDeleteAndDumpAPostgresStore() throws {
+    /// A store URL with a schema of its own on the test server.
+    static func newStore() throws -> String {
         let server = try #require(ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"])
-        let store = server + (server.contains("?") ? "&" : "?") + "schema=strata_cli_\(UInt32.random(in: 0...UInt32.max))"
+        return server + (server.contains("?") ? "&" : "?") + "schema=strata_cli_\(UInt32.random(in: 0...UInt32.max))"
+    }
+
+    @Test func importQueryUpdateDeleteAndDumpAPostgresStore() throws {
+        let store = try Self.newStore()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -37,5 +43,23 @@ struct PostgresCommandsTests {
         #expect(inspect.status != 0 && inspect.errors.contains("strata inspect reads store files"))
         let withPassword = try StrataTool.run("query", "postgres://app:hunter2@127.0.0.1:1/db", "--entity", "Person")
         #expect(withPassword.status != 0 && !withPassword.errors.contains("hunter2"), "\(withPassword.errors)")
+    }
+
+    @Test func migrateAPostgresStoreThroughEveryVersionAndVerifyIt() throws {
+        let store = try Self.newStore()
+        let imported = try StrataTool.run("import", store, "--model", MigrateCommandTests.libraryV1, "--from", "Migrations/library-v1.jsonl")
+        #expect(imported.status == 0, "\(imported.errors)")
+        let backup = try StrataTool.run("migrate", store, "--model", MigrateCommandTests.library, "--backup", "/tmp/never")
+        #expect(backup.status != 0 && backup.errors.contains("pg_dump"), "\(backup.errors)")
+
+        let result = try StrataTool.run("migrate", store, "--model", MigrateCommandTests.library)
+        #expect(result.status == 0, "\(result.errors)")
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(lines.first == "Store \(store): written by version 'Library' of Library")
+        #expect(lines.last == "Migrated to 'Library 4' and verified: 9 objects.")
+        let verify = try StrataTool.run("verify", store, "--model", MigrateCommandTests.library)
+        #expect(verify.status == 0 && verify.output == "\(store): sound (9 objects)\n", "\(verify.output) \(verify.errors)")
+        let again = try StrataTool.run("migrate", store, "--model", MigrateCommandTests.library)
+        #expect(again.output.contains("Nothing to do: the store is at 'Library 4'."), "\(again.errors)")
     }
 }

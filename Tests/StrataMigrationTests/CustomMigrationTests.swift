@@ -10,7 +10,8 @@ import Testing
     /// Migrates the store at `url` through one custom stage, whatever its type.
     static func migrate(_ url: URL, from old: ManagedObjectModel, to new: ManagedObjectModel, mapping: MappingModel) async throws {
         let bundle = try ModelBundle(name: "Contacts", versions: [("old", old), ("new", new)])
-        try await MigrationPlan(bundle: bundle, customStages: [.custom(from: "old", to: "new", mapping: mapping)]).migrateStore(at: url)
+        try await MigrationPlan(bundle: bundle, customStages: [.custom(from: "old", to: "new", mapping: mapping)])
+            .migrateStore(at: url, type: MigrationFixtures.storeType(of: url))
     }
 
     static func contactsStore(at url: URL, bundle: ModelBundle) async throws {
@@ -61,7 +62,7 @@ import Testing
     func aMappingFileDoesWhatInferenceCannot(_ kind: String) async throws {
         let directory = try MigrationFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Contacts.\(kind)")
+        let url = try await MigrationFixtures.storeURL("Contacts", kind, in: directory)
         let bundle = try ModelBundle(contentsOf: MigrationFixtures.contacts)
         try await Self.contactsStore(at: url, bundle: bundle)
         let (old, new) = (bundle.versions[0].model, bundle.versions[1].model)
@@ -102,7 +103,7 @@ import Testing
     func swiftClosuresAndAPolicy(_ kind: String) async throws {
         let directory = try MigrationFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Contacts.\(kind)")
+        let url = try await MigrationFixtures.storeURL("Contacts", kind, in: directory)
         let bundle = try ModelBundle(contentsOf: MigrationFixtures.contacts)
         try await Self.contactsStore(at: url, bundle: bundle)
         let old = bundle.versions[0].model
@@ -144,7 +145,7 @@ import Testing
     func aFailingCustomStepLeavesTheStoreAsItWas(_ kind: String) async throws {
         let directory = try MigrationFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Contacts.\(kind)")
+        let url = try await MigrationFixtures.storeURL("Contacts", kind, in: directory)
         let bundle = try ModelBundle(contentsOf: MigrationFixtures.contacts)
         try await Self.contactsStore(at: url, bundle: bundle)
         let (old, new) = (bundle.versions[0].model, bundle.versions[1].model)

@@ -8,7 +8,7 @@ import Testing
 /// The tests that migrate data run on both store types (the argument is the file's extension):
 /// the binary store's rewrite and the SQLite store's migration in SQL decide alike.
 @Suite struct LightweightDataRuleTests {
-    static let kinds = ["store", "sqlite"]
+    static let kinds = MigrationFixtures.storeKinds
 
     /// Version 1: notes with an optional title and an optional link to a folder.
     static func v1() throws -> ManagedObjectModel {
@@ -54,8 +54,9 @@ import Testing
     /// What a failed migration must leave as it was: a binary store's bytes; a SQLite store's
     /// metadata and rows (its main file's bytes change whenever SQLite checkpoints its log).
     static func state(of url: URL, model: ManagedObjectModel) async throws -> StoreState {
-        guard url.pathExtension == "sqlite" else { return StoreState(bytes: try Data(contentsOf: url)) }
-        let hashes = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)[PersistentStore.modelVersionHashesKey]
+        let type = MigrationFixtures.storeType(of: url)
+        guard type != .binary else { return StoreState(bytes: try Data(contentsOf: url)) }
+        let hashes = try PersistentStoreCoordinator.metadataForPersistentStore(type: type, at: url)[PersistentStore.modelVersionHashesKey]
         let rows = try await MigrationFixtures.withStore(at: url, model: model) { context in
             try context.objects("Note", sortedBy: "title").map { object in
                 try object.entity.attributes.map { "\(try object.value(forKey: $0.name) ?? "nil")" }.joined(separator: ",")
@@ -80,7 +81,7 @@ import Testing
         let bundle = try ModelBundle(name: "Notes", versions: [(names.0, try source ?? v1()), (names.1, destination)])
         var plan = MigrationPlan(bundle: bundle)
         plan.fillsMissingValues = fill
-        return try #require(try await plan.migrateStore(at: url).first)
+        return try #require(try await plan.migrateStore(at: url, type: MigrationFixtures.storeType(of: url)).first)
     }
 
     static func titles(in url: URL, model: ManagedObjectModel) async throws -> [String?] {
@@ -101,7 +102,7 @@ import Testing
         // §3: optional → required, with default: NULLs replaced by the default, others copied.
         let directory = try MigrationFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Notes.\(kind)")
+        let url = try await MigrationFixtures.storeURL("Notes", kind, in: directory)
         _ = try await Self.store(at: url, titles: ["Kept", nil])
         let destination = try Self.v2(Self.titleRequired(default: "Untitled"))
         let report = try await Self.migrate(url, to: destination)
@@ -113,7 +114,7 @@ import Testing
         // §3: optional → required, no default: inferred; fails iff some row is NULL, naming it; store unchanged.
         let directory = try MigrationFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Notes.\(kind)")
+        let url = try await MigrationFixtures.storeURL("Notes", kind, in: directory)
         let uris = try await Self.store(at: url, titles: ["Kept", nil, nil])
         let before = try await Self.state(of: url, model: try Self.v1())
         let destination = try Self.v2(Self.titleRequired(default: nil))
@@ -127,7 +128,7 @@ import Testing
         #expect(try await Self.state(of: url, model: try Self.v1()) == before)
 
         // The same step succeeds on a store whose data has every value.
-        let full = directory.appendingPathComponent("Full.\(kind)")
+        let full = try await MigrationFixtures.storeURL("Full", kind, in: directory)
         _ = try await Self.store(at: full, titles: ["A", "B"])
         try await Self.migrate(full, to: destination)
         #expect(try await Self.titles(in: full, model: destination) == ["A", "B"])
@@ -137,7 +138,7 @@ import Testing
         // The opt-in beyond Core Data: what §3 would fail on is filled, and reported.
         let directory = try MigrationFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Notes.\(kind)")
+        let url = try await MigrationFixtures.storeURL("Notes", kind, in: directory)
         _ = try await Self.store(at: url, titles: ["Kept", nil, nil])
         let destination = try Self.v2(Self.titleRequired(default: nil))
         let report = try await Self.migrate(url, to: destination, fill: true)
@@ -150,13 +151,13 @@ import Testing
         let directory = try MigrationFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let destination = try Self.v2 { $0.attributes.append(AttributeDescription(name: "author", type: .string)) }
-        let url = directory.appendingPathComponent("Notes.\(kind)")
+        let url = try await MigrationFixtures.storeURL("Notes", kind, in: directory)
         let uris = try await Self.store(at: url, titles: ["A"])
         let error = await #expect(throws: MigrationError.self) { try await Self.migrate(url, to: destination) }
         #expect(error?.problems == [
             "\(uris[0].absoluteString): Note.author: a new required attribute without a default value has no value (§3: new, required, no default)"
         ])
-        let empty = directory.appendingPathComponent("Empty.\(kind)")
+        let empty = try await MigrationFixtures.storeURL("Empty", kind, in: directory)
         _ = try await Self.store(at: empty, titles: [])
         try await Self.migrate(empty, to: destination)
     }
@@ -165,7 +166,7 @@ import Testing
         // §5: optional → required to-one: fails iff some row has a NULL foreign key.
         let directory = try MigrationFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Notes.\(kind)")
+        let url = try await MigrationFixtures.storeURL("Notes", kind, in: directory)
         let uris = try await Self.store(at: url, titles: ["In a folder", "Loose"])
         let destination = try Self.v2 { $0.relationships[0].isOptional = false }
         let error = await #expect(throws: MigrationError.self) { try await Self.migrate(url, to: destination, fill: true) }
@@ -182,7 +183,7 @@ import Testing
         let folder = try #require(entities.firstIndex { $0.name == "Folder" })
         entities[folder].relationships[0].isOptional = false
         let destination = try ManagedObjectModel(entities: entities)
-        let url = directory.appendingPathComponent("Notes.\(kind)")
+        let url = try await MigrationFixtures.storeURL("Notes", kind, in: directory)
         _ = try await Self.store(at: url, titles: ["A"], folderFor: false)
         try await Self.migrate(url, to: destination)
         try await MigrationFixtures.withStore(at: url, model: destination) { context in
@@ -194,7 +195,7 @@ import Testing
         // With a minimum it is mandatory: an empty one fails the migration (§5) and a save (§6, 1580).
         entities[folder].relationships[0].minCount = 1
         let mandatory = try ManagedObjectModel(entities: entities)
-        let other = directory.appendingPathComponent("Other.\(kind)")
+        let other = try await MigrationFixtures.storeURL("Other", kind, in: directory)
         _ = try await Self.store(at: other, titles: ["A"], folderFor: false)
         let error = await #expect(throws: MigrationError.self) { try await Self.migrate(other, to: mandatory) }
         #expect(error?.problems.first?.hasSuffix("Folder.notes: it becomes required and holds no object here (§5: becomes mandatory)") == true)
@@ -209,7 +210,7 @@ import Testing
             (AttributeType.boolean, [false, true, true] as [any Sendable]), (.double, [0.0, 100.0, 200.0]), (.integer16, [0, 100, 200] as [Int16]),
             (.decimal, [Decimal(0), 100, 200]),
         ] as [(AttributeType, [any Sendable])] {
-            let url = directory.appendingPathComponent("\(type.rawValue).\(kind)")
+            let url = try await MigrationFixtures.storeURL(type.rawValue, kind, in: directory)
             _ = try await Self.store(at: url, titles: ["a", "b", "c"])
             let destination = try Self.v2 { note in note.attributes[1].type = type }
             try await Self.migrate(url, to: destination)
@@ -225,7 +226,7 @@ import Testing
         // as itself, so Strata fails on it (every such object named) rather than change it.
         let directory = try MigrationFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Notes.\(kind)")
+        let url = try await MigrationFixtures.storeURL("Notes", kind, in: directory)
         let wide = try ManagedObjectModel {
             EntityDescription("Counter") { AttributeDescription("value", .integer64) }
         }
@@ -298,13 +299,13 @@ import Testing
             ("Notes", try model(size: false, titleRequired: false)), ("Notes 2", try model(size: true, titleRequired: false)),
             ("Notes 3", try model(size: true, titleRequired: true)),
         ])
-        let url = directory.appendingPathComponent("Notes.\(kind)")
+        let url = try await MigrationFixtures.storeURL("Notes", kind, in: directory)
         try await MigrationFixtures.withStore(at: url, model: bundle.versions[0].model) { context in
             _ = try context.insertNewObject(forEntityName: "Note")  // no title
             try context.save()
         }
         let before = try await LightweightDataRuleTests.state(of: url, model: bundle.versions[0].model)
-        let error = await #expect(throws: MigrationError.self) { try await MigrationPlan(bundle: bundle).migrateStore(at: url) }
+        let error = await #expect(throws: MigrationError.self) { try await MigrationPlan(bundle: bundle).migrateStore(at: url, type: MigrationFixtures.storeType(of: url)) }
         #expect(error?.code == .missingValues)
         #expect(error?.message.hasPrefix("Notes 2 → Notes 3: 1 problem") == true)
         #expect(try await LightweightDataRuleTests.state(of: url, model: bundle.versions[0].model) == before, "back at version 1, not left at version 2")

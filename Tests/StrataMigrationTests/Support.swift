@@ -1,6 +1,8 @@
 import Foundation
 import Strata
 import StrataMigration
+import StrataPostgres
+import StrataTestSupport
 
 /// The repository's versioned models, and temporary folders.
 enum MigrationFixtures {
@@ -11,20 +13,37 @@ enum MigrationFixtures {
     static let contactsMapping = packageRoot.appendingPathComponent("Migrations/Contacts-1-to-2.mapping.json")
     static let sharedXcodeModels = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/xcdatamodels")
 
+    /// The store types the migration tests run on: file extensions, and `postgres` when a test
+    /// server is available (`PostgresTestServer`).
+    static let storeKinds = ["store", "sqlite"] + (PostgresTestServer.isAvailable ? ["postgres"] : [])
+
+    /// A new store's URL: a file named `name.kind` in `directory`, or a schema of its own on the
+    /// PostgreSQL test server.
+    static func storeURL(_ name: String, _ kind: String, in directory: URL) async throws -> URL {
+        guard kind == "postgres" else { return directory.appendingPathComponent("\(name).\(kind)") }
+        return try await PostgresTestServer.newStoreURL()
+    }
+
+    /// The type of the store at `url`, told by its scheme or its file's extension.
+    static func storeType(of url: URL) -> StoreType {
+        if ["postgres", "postgresql"].contains(url.scheme ?? "") { return .postgreSQL }
+        return url.pathExtension == "sqlite" ? .sqlite : .binary
+    }
+
     static func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-migration-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
 
-    /// Opens a store with `model` (SQLite for a `.sqlite` file, else binary), runs `body` in a
+    /// Opens a store with `model` (of the type ``storeType(of:)`` tells), runs `body` in a
     /// context, saves, and closes it.
     @discardableResult
     static func withStore<T: Sendable>(
         at url: URL, model: ManagedObjectModel, _ body: @escaping @Sendable (isolated ManagedObjectContext) throws -> T
     ) async throws -> T {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        let store = try await coordinator.addPersistentStore(type: url.pathExtension == "sqlite" ? .sqlite : .binary, at: url)
+        let store = try await coordinator.addPersistentStore(type: storeType(of: url), at: url)
         let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
         let result = try await context.perform { context in
             let result = try body(context)

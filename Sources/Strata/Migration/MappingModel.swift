@@ -34,7 +34,7 @@ public struct MappingModel: Sendable {
     }
 
     /// Source entity name → destination entity name, for every entity that carries over.
-    var entityRenames: [String: String] {
+    package var entityRenames: [String: String] {
         Dictionary(
             entityMappings.compactMap { m in m.sourceEntityName.flatMap { s in m.destinationEntityName.map { (s, $0) } } },
             uniquingKeysWith: { a, _ in a })

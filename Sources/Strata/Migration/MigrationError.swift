@@ -50,7 +50,7 @@ public struct MigrationError: Error, Hashable, Sendable, CustomStringConvertible
 extension ManagedObjectModel {
     /// Throws unless this model wrote the store whose metadata is `metadata`: what every
     /// migration checks of its source before it touches a row.
-    func checkWroteStore(withMetadata metadata: [String: MetadataValue]) throws {
+    package func checkWroteStore(withMetadata metadata: [String: MetadataValue]) throws {
         let differences = incompatibleEntities(inConfiguration: nil, storeMetadata: metadata)
         guard differences.isEmpty else {
             throw MigrationError(

@@ -108,12 +108,23 @@ public struct MigrationManager: Sendable {
     /// end in it, so that numbers are never handed out twice.
     private func destinationCounters(from metadata: [String: MetadataValue], renames: [String: String]) -> [String: Int64] {
         guard case .dictionary(let counters)? = metadata[PersistentStore.nextReferencesKey] else { return [:] }
+        return Self.destinationCounters(
+            from: counters.compactMapValues { value in
+                guard case .integer(let next) = value else { return nil }
+                return next
+            }, renames: renames, source: sourceModel, destination: destinationModel)
+    }
+
+    /// Next reference numbers per destination hierarchy root, from the source's per source
+    /// hierarchy root: the highest of the source hierarchies that end in each.
+    static func destinationCounters(
+        from counters: [String: Int64], renames: [String: String], source: ManagedObjectModel, destination: ManagedObjectModel
+    ) -> [String: Int64] {
         var result: [String: Int64] = [:]
-        for (root, value) in counters {
-            guard case .integer(let next) = value else { continue }
-            for entity in MappingModel.destinationHierarchy(of: root, in: sourceModel) {
+        for (root, next) in counters {
+            for entity in MappingModel.destinationHierarchy(of: root, in: source) {
                 guard let target = renames[entity] else { continue }
-                let destinationRoot = MappingModel.root(of: target, in: destinationModel)
+                let destinationRoot = MappingModel.root(of: target, in: destination)
                 result[destinationRoot] = max(result[destinationRoot] ?? 1, next)
             }
         }
@@ -132,7 +143,7 @@ public struct MigrationManager: Sendable {
     /// entity renames of every migration so far (so that an object URI taken under an old name
     /// keeps resolving), object counts under the new names. Every store type's migration
     /// writes it.
-    static func migratedMetadata(
+    package static func migratedMetadata(
         from metadata: [String: MetadataValue], to destination: ManagedObjectModel, renames: [String: String]
     ) -> [String: MetadataValue] {
         var result = metadata

@@ -45,7 +45,7 @@ public struct MigrationPlan: Sendable {
         }
     }
 
-    /// Migrates the store at `url` (binary or SQLite) through every stage to `target` (the
+    /// Migrates the store at `url` (a binary or SQLite file, or a PostgreSQL store) through every stage to `target` (the
     /// current version by default). When a stage fails, the store is put back as it was before
     /// the first one (a store whose data a later stage refuses is not left half-way).
     ///
@@ -55,19 +55,28 @@ public struct MigrationPlan: Sendable {
     /// `didMigrate` code, which runs in a context on the store, ends that transaction, so a
     /// failure after such a stage leaves the store at the last completed stage, as does a stage
     /// whose mapping needs objects (expressions, closures, policies), which copies rows into a
-    /// new file swapped in when whole.
+    /// new file swapped in when whole. A PostgreSQL store (`StrataPostgres`) migrates as a SQLite
+    /// store does, each run of stages in one transaction of the database, every stage included.
     ///
-    /// - Parameter backup: Where to keep a copy of the store as it was before the first stage.
+    /// - Parameters:
+    ///   - type: The store's type; by default read from the file (SQLite or binary). Give it
+    ///     for a store that is not a file, such as `.postgreSQL`.
+    ///   - backup: Where to keep a copy of the store as it was before the first stage (files only).
     /// - Returns: Each stage's report: what it filled in, if anything.
     @discardableResult
     public func migrateStore(
-        at url: URL, to target: String? = nil, backup: URL? = nil, inferMappings: Bool = true,
+        at url: URL, type: StoreType? = nil, to target: String? = nil, backup: URL? = nil, inferMappings: Bool = true,
         progress: @escaping @Sendable (MigrationProgress) -> Void = { _ in }
     ) async throws -> [MigrationReport] {
-        let type = StoreFileMigration.storeType(ofFileAt: url)
+        let type = type ?? StoreFileMigration.storeType(ofFileAt: url)
+        guard StoreFileMigration.canMigrate(type) else {
+            throw PersistenceError(.incompatibleStore, "Strata migrates binary and SQLite store files, and stores of the types registered from its package; not \(type)")
+        }
         let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: type, at: url)
         let stages = try stages(forStoreMetadata: metadata, to: target)
-        if type == .sqlite { return try await migrateSQLite(url, through: stages, backup: backup, inferMappings: inferMappings, progress: progress) }
+        if type != .binary {
+            return try await migrateInPlace(url, type: type, through: stages, backup: backup, inferMappings: inferMappings, progress: progress)
+        }
         guard stages.count > 1 else { return try await migrate(url, through: stages, backup: backup, inferMappings: inferMappings, progress: progress) }
         // A copy beside the store, put back if a later stage fails.
         let original = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).before-migration")
@@ -124,9 +133,10 @@ public struct MigrationPlan: Sendable {
         return reports
     }
 
-    /// The stages between code that runs on the store go in one SQL transaction each.
-    private func migrateSQLite(
-        _ url: URL, through stages: [MigrationStage], backup: URL?, inferMappings: Bool,
+    /// The stages between code that runs on the store go in one transaction each (a SQLite or
+    /// PostgreSQL store migrates in place).
+    private func migrateInPlace(
+        _ url: URL, type: StoreType, through stages: [MigrationStage], backup: URL?, inferMappings: Bool,
         progress: @escaping @Sendable (MigrationProgress) -> Void
     ) async throws -> [MigrationReport] {
         var reports: [MigrationReport] = []
@@ -134,9 +144,9 @@ public struct MigrationPlan: Sendable {
         var backup = backup
         func flush() async throws {
             guard !pending.isEmpty else { return }
-            logger.info("migrating", metadata: ["store": "\(url.path)", "stages": "\(pending.map(\.name).joined(separator: ", "))"])
+            logger.info("migrating", metadata: ["store": "\(url.isFileURL ? url.path : url.absoluteString)", "stages": "\(pending.map(\.name).joined(separator: ", "))"])
             reports += try await StoreFileMigration.migrate(
-                storeAt: url, type: .sqlite, steps: pending, fillsMissingValues: fillsMissingValues, backup: backup, progress: progress)
+                storeAt: url, type: type, steps: pending, fillsMissingValues: fillsMissingValues, backup: backup, progress: progress)
             pending = []
             backup = nil
         }
@@ -144,12 +154,12 @@ public struct MigrationPlan: Sendable {
             let step = try step(for: stage, inferMappings: inferMappings)
             if let willMigrate = stage.willMigrate {
                 try await flush()
-                try await Self.run(willMigrate, on: url, type: .sqlite, model: step.source)
+                try await Self.run(willMigrate, on: url, type: type, model: step.source)
             }
             pending.append(step)
             if let didMigrate = stage.didMigrate {
                 try await flush()
-                try await Self.run(didMigrate, on: url, type: .sqlite, model: step.destination)
+                try await Self.run(didMigrate, on: url, type: type, model: step.destination)
             }
         }
         try await flush()
@@ -195,7 +205,7 @@ public struct StagedMigrator: StoreMigrator {
         guard let target else {
             throw MigrationError(.unknownSourceVersion, "the coordinator's model is not a version of the bundle \(plan.bundle.name)")
         }
-        try await plan.migrateStore(at: url, to: target.name, inferMappings: inferMappingModel)
+        try await plan.migrateStore(at: url, type: type, to: target.name, inferMappings: inferMappingModel)
     }
 
 }

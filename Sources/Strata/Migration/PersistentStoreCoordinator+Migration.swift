@@ -14,14 +14,13 @@ extension PersistentStoreCoordinator {
     /// bundles and then the store's cache. From a bundle version, the store steps through each
     /// later version with an inferred mapping (see `migrationSteps`); from the store's own
     /// model, one mapping is inferred to the current one. Binary stores are rewritten; SQLite
-    /// stores migrate in place, in SQL, in one transaction. A ``PersistentStoreOption/migrator``,
+    /// stores migrate in place, in SQL, in one transaction; PostgreSQL stores in place, in one
+    /// transaction of the database. A ``PersistentStoreOption/migrator``,
     /// when given, does the migration instead (a staged plan with custom stages).
     func migrateIfNeeded(type: StoreType, configuration: String?, url: URL, options: [String: any Sendable]) async throws {
         guard options[PersistentStoreOption.migratePersistentStoresAutomatically] as? Bool == true,
-            let size = try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int, size > 0
-        else { return }
-        let metadata = try Self.metadataForPersistentStore(type: type, at: url)
-        guard metadata[PersistentStore.modelVersionHashesKey] != nil,
+            let metadata = try existingStoreMetadata(type: type, at: url),
+            metadata[PersistentStore.modelVersionHashesKey] != nil,
             !managedObjectModel.isConfiguration(configuration, compatibleWithStoreMetadata: metadata)
         else { return }
         let infers = options[PersistentStoreOption.inferMappingModelAutomatically] as? Bool ?? false
@@ -36,7 +35,7 @@ extension PersistentStoreCoordinator {
                 "the store \(url.path) was written by another version of the model, and migrating it needs a mapping: turn on "
                     + "inferring it (shouldInferMappingModelAutomatically), or give a migrator with custom stages (PersistentStoreOption.migrator)")
         }
-        guard StoreFileMigration.migratableTypes.contains(type) else {
+        guard StoreFileMigration.canMigrate(type) else {
             throw PersistenceError(
                 .incompatibleStore,
                 "the store \(url.path) was written by another version of the model; Strata migrates binary and SQLite store files, "
@@ -45,6 +44,14 @@ extension PersistentStoreCoordinator {
         let steps = try migrationSteps(forStoreAt: url, type: type, metadata: metadata)
         logger.info("migrating the store to the current model", metadata: ["store": "\(url.path)", "steps": "\(steps.map(\.name))"])
         _ = try await StoreFileMigration.migrate(storeAt: url, type: type, steps: steps, fillsMissingValues: false, backup: nil) { _ in }
+    }
+
+    /// The metadata of the store at `url`, or `nil` when there is none yet (no file, an empty
+    /// one, or a database schema without a store).
+    private func existingStoreMetadata(type: StoreType, at url: URL) throws -> [String: MetadataValue]? {
+        if let storeClass = StoreFileMigration.inPlaceStoreClass(type) { return try storeClass.existingMetadata(at: url) }
+        guard let size = try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int, size > 0 else { return nil }
+        return try Self.metadataForPersistentStore(type: type, at: url)
     }
 
     /// The steps from the store's version to the coordinator's model. From a version of the

@@ -2,20 +2,30 @@ import Foundation
 
 /// One model step of a migration: a stage of a staged plan, or the whole way for a migration
 /// on open (Core Data infers one mapping from the store's version to the current one).
-struct MigrationStep: Sendable {
-    let source: ManagedObjectModel
-    let destination: ManagedObjectModel
-    let mapping: MappingModel
+package struct MigrationStep: Sendable {
+    package let source: ManagedObjectModel
+    package let destination: ManagedObjectModel
+    package let mapping: MappingModel
     /// For progress, reports and errors: "From → To".
-    let name: String
+    package let name: String
 }
 
-/// Runs model steps on a store file of either built-in type: the binary store's streaming
-/// rewrite (``MigrationManager``), one step at a time, or the SQLite store's migration in SQL,
-/// every step in one transaction. What migration on open and ``MigrationPlan`` share.
+/// Runs model steps on a store of a type Strata migrates: the binary store's streaming rewrite
+/// (``MigrationManager``), one step at a time; the SQLite store's migration in SQL, every step
+/// in one transaction; a store of another module of the package (the PostgreSQL store) by its
+/// own ``PackageIncrementalStore/migrateStore(at:through:fillsMissingValues:isCancelled:progress:)``.
+/// What migration on open and ``MigrationPlan`` share.
 package enum StoreFileMigration {
-    /// The store types Strata migrates files of.
-    static let migratableTypes: Set<StoreType> = [.binary, .sqlite]
+    /// Whether Strata migrates stores of `type`.
+    static func canMigrate(_ type: StoreType) -> Bool {
+        type == .binary || type == .sqlite || inPlaceStoreClass(type) != nil
+    }
+
+    /// The class of a store type that migrates itself in place, if `type` is one.
+    static func inPlaceStoreClass(_ type: StoreType) -> (any PackageIncrementalStore.Type)? {
+        guard type != .sqlite else { return nil }
+        return PersistentStoreCoordinator.incrementalStoreClass(forStoreType: type) as? any PackageIncrementalStore.Type
+    }
 
     /// The type of the store file at `url`: SQLite when it starts with SQLite's header (or,
     /// for an empty or missing file, ends in `.sqlite`), else binary.
@@ -46,25 +56,43 @@ package enum StoreFileMigration {
             }
             return reports
         case .sqlite:
-            let cancelled = ThreadLocked(false)
-            return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[MigrationReport], any Error>) in
-                    // Blocking SQL for the whole migration: a thread of its own keeps it off the cooperative pool.
-                    Thread.detachNewThread {
-                        var migration = SQLiteStoreMigration(steps: steps)
-                        migration.fillsMissingValues = fillsMissingValues
-                        migration.isCancelled = { cancelled.withLock { $0 } }
-                        migration.progress = progress
-                        continuation.resume(with: Result { try migration.migrateStore(at: url, backup: backup) })
-                    }
-                }
-            } onCancel: {
-                cancelled.withLock { $0 = true }
+            return try await onThreadOfItsOwn { isCancelled in
+                var migration = SQLiteStoreMigration(steps: steps)
+                migration.fillsMissingValues = fillsMissingValues
+                migration.isCancelled = isCancelled
+                migration.progress = progress
+                return try migration.migrateStore(at: url, backup: backup)
             }
         default:
-            throw PersistenceError(
-                .incompatibleStore,
-                "Strata migrates binary and SQLite store files; a store of type \(type) needs a migrator of its own (PersistentStoreOption.migrator)")
+            guard let storeClass = inPlaceStoreClass(type) else {
+                throw PersistenceError(
+                    .incompatibleStore,
+                    "Strata migrates binary and SQLite store files; a store of type \(type) needs a migrator of its own (PersistentStoreOption.migrator)")
+            }
+            guard backup == nil else {
+                throw PersistenceError(.incompatibleStore, "a store of type \(type) is not a file: back it up with its server's tools, not a backup file")
+            }
+            return try await onThreadOfItsOwn { isCancelled in
+                try storeClass.migrateStore(
+                    at: url, through: steps, fillsMissingValues: fillsMissingValues, isCancelled: isCancelled, progress: progress)
+            }
+        }
+    }
+
+    /// Runs a blocking migration on a thread of its own, off the cooperative pool; cancelling
+    /// the task makes `isCancelled` true.
+    private static func onThreadOfItsOwn<T: Sendable>(
+        _ work: @escaping @Sendable (_ isCancelled: @escaping @Sendable () -> Bool) throws -> T
+    ) async throws -> T {
+        let cancelled = ThreadLocked(false)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                Thread.detachNewThread {
+                    continuation.resume(with: Result { try work { cancelled.withLock { $0 } } })
+                }
+            }
+        } onCancel: {
+            cancelled.withLock { $0 = true }
         }
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Strata
 import StrataMigration
+import StrataPostgres
 
 /// `strata migrate STORE --model BUNDLE`: finds the store's version, plans the stages, says what
 /// each does, migrates with progress, and verifies the result. Without a store,
@@ -11,7 +12,7 @@ struct MigrateStore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate", abstract: "Migrate a store to a newer version of its model, stage by stage.")
 
-    @Argument(help: "A binary or SQLite store file (none with --plan --from: plan between two versions).")
+    @Argument(help: "A binary or SQLite store file, or a postgres:// URL (none with --plan --from: plan between two versions).")
     var store: String?
 
     @Option(help: "The model bundle (.xcdatamodeld) whose versions the store migrates through.")
@@ -65,8 +66,10 @@ struct MigrateStore: AsyncParsableCommand {
             return
         }
         let url = try StoreFileKind.url(store)
-        try StoreFileKind.requireFile(url, for: "migrate")
         let kind = StoreFileKind(of: url)
+        if kind == .postgres, backup != nil {
+            throw CommandFailure("--backup copies a store file; back a PostgreSQL store up with pg_dump before migrating it")
+        }
         let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: kind.storeType, at: url)
         let source = try bundle.version(forStoreMetadata: metadata, migratingTo: target)
         let stages = try plan.stages(forStoreMetadata: metadata, to: to)
@@ -79,7 +82,7 @@ struct MigrateStore: AsyncParsableCommand {
         if dryRun { return }
 
         let meter = ProgressMeter()
-        let reports = try await plan.migrateStore(at: url, to: target.name, backup: backup.map { URL(fileURLWithPath: $0) }) { meter.show($0) }
+        let reports = try await plan.migrateStore(at: url, type: kind.storeType, to: target.name, backup: backup.map { URL(fileURLWithPath: $0) }) { meter.show($0) }
         meter.finish()
         for report in reports {
             for (place, count) in report.filledValues.sorted(by: { $0.key < $1.key }) {
@@ -107,7 +110,10 @@ struct MigrateStore: AsyncParsableCommand {
             try verifier.run()
             return (verifier.objectCount, verifier.problems)
         case .postgres:
-            throw CommandFailure("strata migrate does not migrate PostgreSQL stores yet")
+            var verifier = PostgresStoreVerifier(url: url)
+            verifier.model = model
+            try verifier.run()
+            return (verifier.objectCount, verifier.problems)
         }
     }
 

@@ -1,15 +1,16 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataPostgres
 
 /// `strata verify STORE`: a full integrity check. Exit status 0 when the store is sound, 1 with
 /// a report of every problem when it is not.
 struct VerifyStore: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Check a store file: checksums (SQLite: its integrity check and Core Data's schema), dangling references, inverse relationships, unique reference numbers.")
+        abstract: "Check a store (a file, or a postgres:// URL): checksums (SQLite: its integrity check and Core Data's schema), dangling references, inverse relationships, unique reference numbers.")
 
-    @Argument(help: "A store file (binary or SQLite).")
+    @Argument(help: "A store file (binary or SQLite), or a postgres:// URL.")
     var store: String
 
     @Option(help: "A model (.xcdatamodel) or bundle (.xcdatamodeld) the store must match.")
@@ -17,9 +18,10 @@ struct VerifyStore: ParsableCommand {
 
     func run() throws {
         let url = try StoreFileKind.url(store)
-        try StoreFileKind.requireFile(url, for: "verify")
-        if StoreFileKind(of: url) == .sqlite {
-            return try verifySQLite(url)
+        switch StoreFileKind(of: url) {
+        case .sqlite: return try verifySQLite(url)
+        case .postgres: return try verifyPostgres(url)
+        case .binary: break
         }
         let file = try BinaryStoreFile(contentsOf: url)
         var verifier = StoreVerifier(file: file)
@@ -70,6 +72,32 @@ struct VerifyStore: ParsableCommand {
         report(verifier.problems, sound: "sound (\(counted(verifier.objectCount, "object")))")
         for note in verifier.notes { print("  note: \(note)") }
         if !verifier.problems.isEmpty { throw ExitCode(1) }
+    }
+
+    private func verifyPostgres(_ url: URL) throws {
+        var verifier = PostgresStoreVerifier(url: url)
+        var problems: [String] = []
+        if let model {
+            let metadata = try PostgresStore.metadataForPersistentStore(at: url)
+            let source = try ModelSource(path: model)
+            do {
+                let model = try source.bundle.map { try $0.version(forStoreMetadata: metadata).model } ?? source.model(version: nil).model
+                let differences = model.incompatibleEntities(inConfiguration: nil, storeMetadata: metadata)
+                if differences.isEmpty {
+                    verifier.model = model
+                } else {
+                    problems.append("the store does not match the model: \(differences.joined(separator: ", "))")
+                }
+            } catch let error as PersistenceError {
+                problems.append(error.message)
+            }
+        }
+        if problems.isEmpty {
+            try verifier.run()
+            problems = verifier.problems
+        }
+        report(problems, sound: "sound (\(counted(verifier.objectCount, "object")))")
+        if !problems.isEmpty { throw ExitCode(1) }
     }
 
     private func report(_ problems: [String], sound: String) {

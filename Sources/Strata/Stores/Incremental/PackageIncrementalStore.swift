@@ -1,10 +1,13 @@
+import Foundation
+
 /// What an ``IncrementalStore`` in another module of this package adds to the public contract:
 /// the coordinator's calls that the SQLite store overrides in place, which a subclass outside the
 /// `Strata` module cannot override (they are not `open`, because their types are not public).
 /// The PostgreSQL store (module `StrataPostgres`) conforms.
 ///
-/// Each is called where the same-named internal hook of ``IncrementalStore`` is: on the
-/// coordinator's queue.
+/// Each instance hook is called where the same-named internal hook of ``IncrementalStore`` is: on
+/// the coordinator's queue. The static ones let migration on open and ``MigrationPlan`` migrate
+/// a store of the type in place, as they migrate binary and SQLite store files.
 package protocol PackageIncrementalStore: IncrementalStore {
     /// The store has been added and its metadata checked: create what a new store needs, and
     /// write metadata the coordinator brought up to date.
@@ -15,4 +18,17 @@ package protocol PackageIncrementalStore: IncrementalStore {
 
     /// The store left its coordinator: close what it holds open.
     func storeWasRemoved()
+
+    /// The metadata of the store at `url`, or `nil` when there is no store there yet.
+    static func existingMetadata(at url: URL) throws -> [String: MetadataValue]?
+
+    /// Migrates the store at `url` through `steps`, in place, whole or not at all. Called on a
+    /// thread of its own (it blocks for the whole migration).
+    ///
+    /// - Throws: ``MigrationError`` (the store is not at the first step's source version, its
+    ///   data breaks the destination's rules, the migration was cancelled), or the store's errors.
+    static func migrateStore(
+        at url: URL, through steps: [MigrationStep], fillsMissingValues: Bool, isCancelled: @escaping @Sendable () -> Bool,
+        progress: @escaping @Sendable (MigrationProgress) -> Void
+    ) throws -> [MigrationReport]
 }
