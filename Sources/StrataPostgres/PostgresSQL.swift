@@ -110,6 +110,16 @@ extension PostgresCell {
         }
     }
 
+    /// An array of integers (a to-many's targets), empty for NULL.
+    func int64Array() throws -> [Int64] {
+        guard bytes != nil else { return [] }
+        do {
+            return try decode([Int64].self)
+        } catch {
+            throw PostgresStoreError(.server, "the column \(columnName) holds a \(dataType), not the bigint[] the store reads: \(error)")
+        }
+    }
+
     /// An integer column's value, or `nil` for NULL.
     func int64() throws -> Int64? {
         guard bytes != nil else { return nil }

@@ -31,16 +31,12 @@ extension PostgresStore {
         }
     }
 
-    /// The targets of one to-many relationship of one object.
+    /// The targets of one to-many relationship of one object (fetches and faults read them with
+    /// the object already; this answers a store's caller that asks for one relationship alone).
     func targets(
         of relationship: RelationshipDescription, for objectID: ManagedObjectID, with snapshot: any IncrementalStoreSnapshot
     ) throws -> [ManagedObjectID] {
-        guard let table = mapping.entities[objectID.entityName], let reference = referenceObject(for: objectID),
-            let slot = table.toManys.first(where: { table.layout.relationships[$0.slot].name == relationship.name })
-        else { return [] }
-        return try read(snapshot) { connection in
-            try targets(of: slot, for: [reference], connection: connection)[reference] ?? []
-        }
+        try node(for: objectID, with: snapshot)?.relatedObjectIDs[relationship.name] ?? []
     }
 
     /// Runs `body` on the snapshot's connection (or, without one, on a pooled connection).
@@ -50,24 +46,22 @@ extension PostgresStore {
     }
 
     /// The objects of `table`'s entity (not its subentities) that `condition` selects (on the
-    /// table as `t`; its parameters from `$2`), each with every relationship.
+    /// table as `t`; its parameters from `$2`), each with every relationship: to-manys as arrays
+    /// of the statement itself, so that a fetch is one round trip to the server.
     func nodes(
         of table: CoreDataSQLiteMapping.Entity, where condition: String, _ values: [SQLiteValue], connection: PostgresConnection
     ) throws -> [IncrementalStoreNode] {
-        var columns = ["t.\"Z_PK\"", "t.\"Z_OPT\""] + table.attributes.map { "t." + PostgresSQL.quoted($0.column) }
-        for toOne in table.toOnes {
-            columns.append("t." + PostgresSQL.quoted(toOne.column))
-            columns.append(toOne.entityColumn.map { "t." + PostgresSQL.quoted($0) } ?? "NULL::integer")
-        }
-        let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(schema.table(table.table)) t WHERE t.\"Z_ENT\" = $1 AND (\(condition))"
-        let rows = try connection.rows(sql, [.integer(Int64(table.number))] + values, logger: logger)
+        let rows = try connection.rows(selectStatement(for: table, where: condition), [.integer(Int64(table.number))] + values, logger: logger)
         let storages = table.attributeTypes.map(PostgresStorage.init)
+        let names = table.layout.relationships.map(\.name)
+        let toManyHasEntities = table.toManys.map(destinationHasSubentities)
         var nodes: [IncrementalStoreNode] = []
         nodes.reserveCapacity(rows.count)
         for row in rows {
             let cells = row.makeRandomAccess()
             guard let reference = try cells[0].int64() else { continue }
             var attributes: [String: AttributeValue] = [:]
+            attributes.reserveCapacity(table.attributes.count)
             for (index, column) in table.attributes.enumerated() {
                 let stored = try cells[2 + index].value(as: storages[index])
                 do {
@@ -77,62 +71,74 @@ extension PostgresStore {
                 }
             }
             var related: [String: [ManagedObjectID]] = [:]
+            related.reserveCapacity(table.toOnes.count + table.toManys.count)
             var cell = 2 + table.attributes.count
             for toOne in table.toOnes {
                 let key = try cells[cell].int64()
                 let number = try cells[cell + 1].int64()
                 cell += 2
-                let name = table.layout.relationships[toOne.slot].name
                 guard let key else {
-                    related[name] = []
+                    related[names[toOne.slot]] = []
                     continue
                 }
                 let target = number.flatMap { mapping.entityNames[Int($0)] } ?? toOne.destination
-                related[name] = [objectID(entity: target, reference: key)]
+                related[names[toOne.slot]] = [objectID(entity: target, reference: key)]
+            }
+            for (index, toMany) in table.toManys.enumerated() {
+                let keys = try cells[cell].int64Array()
+                cell += 1
+                var entities: [Int64]?
+                if toManyHasEntities[index] {
+                    entities = try cells[cell].int64Array()
+                    cell += 1
+                }
+                related[names[toMany.slot]] = keys.indices.map { position in
+                    let entity = entities.flatMap { position < $0.count ? mapping.entityNames[Int($0[position])] : nil } ?? toMany.destination
+                    return objectID(entity: entity, reference: keys[position])
+                }
             }
             nodes.append(
                 IncrementalStoreNode(
                     objectID: objectID(entity: table.layout.name, reference: reference), attributeValues: attributes, relatedObjectIDs: related,
                     version: try cells[1].int64() ?? 0))
         }
-        guard !table.toManys.isEmpty, !nodes.isEmpty else { return nodes }
-        let references = nodes.compactMap { $0.objectID.referenceNumber }
-        for slot in table.toManys {
-            let targets = try targets(of: slot, for: references, connection: connection)
-            let name = table.layout.relationships[slot.slot].name
-            for index in nodes.indices {
-                nodes[index].relatedObjectIDs[name] = targets[nodes[index].objectID.referenceNumber ?? 0] ?? []
-            }
-        }
         return nodes
     }
 
-    /// The targets of one to-many relationship of each of `references`, in order.
-    private func targets(
-        of slot: CoreDataSQLiteMapping.ToManySlot, for references: [Int64], connection: PostgresConnection
-    ) throws -> [Int64: [ManagedObjectID]] {
-        let sql: String
-        switch slot.storage {
-        case .inverseForeignKey(let table, let column, let order):
-            let key = PostgresSQL.quoted(column)
-            sql = "SELECT \(key), \"Z_PK\", \"Z_ENT\" FROM \(schema.table(table)) WHERE \(key) = ANY($1) "
-                + "ORDER BY \(key), \(order.map(PostgresSQL.quoted) ?? "\"Z_PK\"")"
-        case .joinTable(let table, let own, let other, let order, _, let destinationTable):
-            let (own, other) = (PostgresSQL.quoted(own), PostgresSQL.quoted(other))
-            sql = "SELECT j.\(own), j.\(other), d.\"Z_ENT\" FROM \(schema.table(table)) j "
-                + "JOIN \(schema.table(destinationTable)) d ON d.\"Z_PK\" = j.\(other) WHERE j.\(own) = ANY($1) "
-                + "ORDER BY j.\(own), j.\(order.map(PostgresSQL.quoted) ?? other)"
+    /// The statement that reads an entity's objects: `Z_PK`, `Z_OPT`, the attributes, each to-one's
+    /// key and entity number, then each to-many's targets in order (with their entity numbers
+    /// where the destination has subentities), as arrays of correlated subqueries: one index
+    /// lookup per object on the server, where a second statement would cost a round trip.
+    private func selectStatement(for table: CoreDataSQLiteMapping.Entity, where condition: String) -> String {
+        var columns = ["t.\"Z_PK\"", "t.\"Z_OPT\""] + table.attributes.map { "t." + PostgresSQL.quoted($0.column) }
+        for toOne in table.toOnes {
+            columns.append("t." + PostgresSQL.quoted(toOne.column))
+            columns.append(toOne.entityColumn.map { "t." + PostgresSQL.quoted($0) } ?? "NULL::integer")
         }
-        var bindings = PostgresBindings()
-        bindings.append(references)
-        var targets: [Int64: [ManagedObjectID]] = [:]
-        for row in try connection.rows(sql, bindings: bindings, logger: logger) {
-            let cells = row.makeRandomAccess()
-            guard let owner = try cells[0].int64(), let key = try cells[1].int64() else { continue }
-            let entity = try cells[2].int64().flatMap { mapping.entityNames[Int($0)] } ?? slot.destination
-            targets[owner, default: []].append(objectID(entity: entity, reference: key))
+        for toMany in table.toManys {
+            let selected = destinationHasSubentities(toMany) ? ["\"Z_PK\"", "\"Z_ENT\""] : ["\"Z_PK\""]
+            switch toMany.storage {
+            case .inverseForeignKey(let destination, let column, let order):
+                let from = "FROM \(schema.table(destination)) r WHERE r.\(PostgresSQL.quoted(column)) = t.\"Z_PK\" "
+                    + "ORDER BY r.\(order.map(PostgresSQL.quoted) ?? "\"Z_PK\"")"
+                for key in selected { columns.append("ARRAY(SELECT r.\(key)::bigint \(from))") }
+            case .joinTable(let join, let own, let other, let order, _, let destination):
+                let (own, other) = (PostgresSQL.quoted(own), PostgresSQL.quoted(other))
+                let sorted = "ORDER BY j.\(order.map(PostgresSQL.quoted) ?? other)"
+                columns.append("ARRAY(SELECT j.\(other) FROM \(schema.table(join)) j WHERE j.\(own) = t.\"Z_PK\" \(sorted))")
+                if selected.count > 1 {
+                    columns.append(
+                        "ARRAY(SELECT d.\"Z_ENT\"::bigint FROM \(schema.table(join)) j JOIN \(schema.table(destination)) d ON d.\"Z_PK\" = j.\(other) "
+                            + "WHERE j.\(own) = t.\"Z_PK\" \(sorted))")
+                }
+            }
         }
-        return targets
+        return "SELECT \(columns.joined(separator: ", ")) FROM \(schema.table(table.table)) t WHERE t.\"Z_ENT\" = $1 AND (\(condition))"
+    }
+
+    /// Whether a to-many's targets may be of several entities, whose numbers the read then needs.
+    private func destinationHasSubentities(_ toMany: CoreDataSQLiteMapping.ToManySlot) -> Bool {
+        !(managedObjectModel.entity(named: toMany.destination)?.subentityNames.isEmpty ?? true)
     }
 
     /// The ID of the object of `entity` with `reference`.

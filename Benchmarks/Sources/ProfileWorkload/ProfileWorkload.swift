@@ -3,9 +3,10 @@ import Workloads
 
 /// Runs one Strata workload once, outside the benchmark harness, for a profiler
 /// (`valgrind --tool=callgrind`, `perf record`) to look at: the SQLite store's, or with
-/// `-binary` the binary store's (`save-binary` times the save of N inserted objects alone).
+/// `-binary` the binary store's (`save-binary` times the save of N inserted objects alone), or
+/// with `-postgres` the PostgreSQL store's, on the server `STRATA_POSTGRES_URL` names.
 ///
-///     profile-workload insert|fetch|update|lookups|save|open|batch-insert|batch-delete[-binary] N
+///     profile-workload insert|fetch|update|lookups|save|open|batch-insert|batch-delete[-binary|-postgres] N
 ///
 /// The fixture it starts from is made first (and kept in `STRATA_BENCH_FIXTURES`), outside what
 /// `STRATA_PROFILE_START` marks; a profiler attached from the start sees both.
@@ -13,14 +14,18 @@ import Workloads
     static func main() async throws {
         let arguments = CommandLine.arguments.dropFirst()
         guard let workload = arguments.first, let count = arguments.dropFirst().first.flatMap(Int.init) else {
-            FileHandle.standardError.write(Data("usage: profile-workload insert|fetch|update|lookups|save|open|batch-insert|batch-delete[-binary] N\n".utf8))
+            FileHandle.standardError.write(Data("usage: profile-workload insert|fetch|update|lookups|save|open|batch-insert|batch-delete[-binary|-postgres] N\n".utf8))
             exit(2)
         }
         let binary = workload.hasSuffix("-binary")
-        let fixture = try await StrataPeer.fixture(count: count, sqlite: !binary)
-        let fresh = try Fixtures.scratchFolder().appendingPathComponent(binary ? "people.strata" : "people.sqlite")
+        let postgres = workload.hasSuffix("-postgres")
+        let fixture = postgres ? try await StrataPeer.postgresFixture(count: count) : try await StrataPeer.fixture(count: count, sqlite: !binary)
+        let fresh = postgres
+            ? try StrataPeer.newPostgresStore("profile") : try Fixtures.scratchFolder().appendingPathComponent(binary ? "people.strata" : "people.sqlite")
+        // A PostgreSQL fixture is a schema: updating it changes it for the next run, which is fine for a profile.
+        func scratch(_ url: URL) throws -> URL { postgres ? url : try Fixtures.scratchCopy(of: url) }
         var started = ContinuousClock.now
-        switch workload.replacingOccurrences(of: "-binary", with: "") {
+        switch workload.replacingOccurrences(of: "-binary", with: "").replacingOccurrences(of: "-postgres", with: "") {
         case "insert":
             let context = try await StrataPeer.open(fresh)
             try await StrataPeer.insert(PersonRecord.generate(count: count), into: context)
@@ -35,13 +40,13 @@ import Workloads
             started = ContinuousClock.now
             try await StrataPeer.batchInsert(objects, at: fresh)
         case "batch-delete":
-            try await StrataPeer.batchDeleteTenth(StrataPeer.open(Fixtures.scratchCopy(of: fixture)))
+            try await StrataPeer.batchDeleteTenth(StrataPeer.open(scratch(fixture)))
         case "open":
             _ = try await StrataPeer.open(fixture)
         case "fetch":
             _ = try await StrataPeer.fetchAll(StrataPeer.open(fixture))
         case "update":
-            try await StrataPeer.updateTenthAndSave(StrataPeer.open(Fixtures.scratchCopy(of: fixture)))
+            try await StrataPeer.updateTenthAndSave(StrataPeer.open(scratch(fixture)))
         case "lookups":
             _ = try await StrataPeer.lookUp(PersonRecord.lookupEmails(count: 1_000, among: count), in: StrataPeer.open(fixture))
         default:
