@@ -67,6 +67,7 @@ let package = Package(
             dependencies: [
                 "Strata",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,34 +1,46 @@
 import Foundation
 import Logging
+import OrderedCollections
 import PostgresNIO
 import Strata
 
-/// Reading: an entity's rows (and each object's to-many targets, one statement per relationship
-/// for all the rows read) through a generation's snapshot.
+/// Reading: an entity's rows, each with its to-many targets, in one statement through a
+/// generation's snapshot. Fetches and faults read rows (the package's fast path); the public
+/// contract's nodes are made from them.
 extension PostgresStore {
     /// The objects of `entity` (not its subentities) that may match `predicate`: what of the
     /// predicate translates to SQL (``SQLFetchCondition``, as on the SQLite store, in
     /// PostgreSQL's dialect) selects them in the query; the context evaluates the whole
     /// predicate again on what comes back, so what does not translate only widens the read.
+    package func rows(ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws
+        -> [(reference: Int64, row: Row)]
+    {
+        try rows(of: layout.entity, matching: predicate, with: snapshot)
+    }
+
+    package func row(forObject id: ManagedObjectID, layout: EntityLayout, in snapshot: any IncrementalStoreSnapshot) throws -> Row? {
+        guard let table = mapping.entities[id.entityName], let reference = referenceObject(for: id) else { return nil }
+        return try read(snapshot) { connection in
+            try rows(of: table, where: "t.\"Z_PK\" = $2", [.integer(reference)], connection: connection).first?.row
+        }
+    }
+
+    /// The nodes of ``rows(ofEntity:matching:in:)``, for the public contract.
     func fetchNodes(of entity: EntityDescription, matching predicate: FetchPredicate?, with snapshot: (any IncrementalStoreSnapshot)?) throws
         -> [IncrementalStoreNode]
     {
-        guard let table = mapping.entities[entity.name] else {
-            throw PersistenceError(.unknownEntity, "the store has no table for the entity '\(entity.name)'")
-        }
-        let condition = predicate.flatMap { SQLFetchCondition.compile($0, for: table, in: mapping, store: identifier, dialect: dialect) }
-        let sql = condition.map { SQLDialect.numberingPlaceholders($0.sql, from: 2) } ?? "TRUE"
-        return try read(snapshot) { connection in
-            try nodes(of: table, where: sql, condition?.bindings ?? [], connection: connection)
+        guard let layout = managedObjectModel.layout(for: entity.name) else { return [] }
+        return try rows(of: entity, matching: predicate, with: snapshot).map { reference, row in
+            IncrementalStoreNode(objectID: objectID(entity: entity.name, reference: reference), row: row, layout: layout)
         }
     }
 
     /// One object's values, or `nil` when the snapshot has no such object.
     func node(for objectID: ManagedObjectID, with snapshot: any IncrementalStoreSnapshot) throws -> IncrementalStoreNode? {
-        guard let table = mapping.entities[objectID.entityName], let reference = referenceObject(for: objectID) else { return nil }
-        return try read(snapshot) { connection in
-            try nodes(of: table, where: "t.\"Z_PK\" = $2", [.integer(reference)], connection: connection).first
-        }
+        guard let layout = managedObjectModel.layout(for: objectID.entityName),
+            let row = try row(forObject: objectID, layout: layout, in: snapshot)
+        else { return nil }
+        return IncrementalStoreNode(objectID: objectID, row: row, layout: layout)
     }
 
     /// The targets of one to-many relationship of one object (fetches and faults read them with
@@ -37,6 +49,19 @@ extension PostgresStore {
         of relationship: RelationshipDescription, for objectID: ManagedObjectID, with snapshot: any IncrementalStoreSnapshot
     ) throws -> [ManagedObjectID] {
         try node(for: objectID, with: snapshot)?.relatedObjectIDs[relationship.name] ?? []
+    }
+
+    private func rows(of entity: EntityDescription, matching predicate: FetchPredicate?, with snapshot: (any IncrementalStoreSnapshot)?) throws
+        -> [(reference: Int64, row: Row)]
+    {
+        guard let table = mapping.entities[entity.name] else {
+            throw PersistenceError(.unknownEntity, "the store has no table for the entity '\(entity.name)'")
+        }
+        let condition = predicate.flatMap { SQLFetchCondition.compile($0, for: table, in: mapping, store: identifier, dialect: dialect) }
+        let sql = condition.map { SQLDialect.numberingPlaceholders($0.sql, from: 2) } ?? "TRUE"
+        return try read(snapshot) { connection in
+            try rows(of: table, where: sql, condition?.bindings ?? [], connection: connection)
+        }
     }
 
     /// Runs `body` on the snapshot's connection (or, without one, on a pooled connection).
@@ -48,41 +73,36 @@ extension PostgresStore {
     /// The objects of `table`'s entity (not its subentities) that `condition` selects (on the
     /// table as `t`; its parameters from `$2`), each with every relationship: to-manys as arrays
     /// of the statement itself, so that a fetch is one round trip to the server.
-    func nodes(
+    func rows(
         of table: CoreDataSQLiteMapping.Entity, where condition: String, _ values: [SQLiteValue], connection: PostgresConnection
-    ) throws -> [IncrementalStoreNode] {
-        let rows = try connection.rows(selectStatement(for: table, where: condition), [.integer(Int64(table.number))] + values, logger: logger)
+    ) throws -> [(reference: Int64, row: Row)] {
+        let results = try connection.rows(selectStatement(for: table, where: condition), [.integer(Int64(table.number))] + values, logger: logger)
+        let layout = table.layout
         let storages = table.attributeTypes.map(PostgresStorage.init)
-        let names = table.layout.relationships.map(\.name)
         let toManyHasEntities = table.toManys.map(destinationHasSubentities)
-        var nodes: [IncrementalStoreNode] = []
-        nodes.reserveCapacity(rows.count)
-        for row in rows {
-            let cells = row.makeRandomAccess()
+        let empty = Row(emptyFor: layout)
+        var rows: [(reference: Int64, row: Row)] = []
+        rows.reserveCapacity(results.count)
+        for result in results {
+            let cells = result.makeRandomAccess()
             guard let reference = try cells[0].int64() else { continue }
-            var attributes: [String: AttributeValue] = [:]
-            attributes.reserveCapacity(table.attributes.count)
+            var row = empty
+            row.version = try cells[1].int64() ?? 0
             for (index, column) in table.attributes.enumerated() {
                 let stored = try cells[2 + index].value(as: storages[index])
                 do {
-                    attributes[column.attribute.name] = try CoreDataSQLiteValues.decode(stored, for: column.attribute)
+                    row.attributes[column.slot] = try CoreDataSQLiteValues.decode(stored, for: column.attribute)
                 } catch {
-                    throw PostgresStoreError(.server, "\(table.layout.name) \(reference): \(error)")
+                    throw PostgresStoreError(.server, "\(layout.name) \(reference): \(error)")
                 }
             }
-            var related: [String: [ManagedObjectID]] = [:]
-            related.reserveCapacity(table.toOnes.count + table.toManys.count)
             var cell = 2 + table.attributes.count
             for toOne in table.toOnes {
                 let key = try cells[cell].int64()
                 let number = try cells[cell + 1].int64()
                 cell += 2
-                guard let key else {
-                    related[names[toOne.slot]] = []
-                    continue
-                }
                 let target = number.flatMap { mapping.entityNames[Int($0)] } ?? toOne.destination
-                related[names[toOne.slot]] = [objectID(entity: target, reference: key)]
+                row.relationships[toOne.slot] = .toOne(key.map { objectID(entity: target, reference: $0) })
             }
             for (index, toMany) in table.toManys.enumerated() {
                 let keys = try cells[cell].int64Array()
@@ -92,17 +112,17 @@ extension PostgresStore {
                     entities = try cells[cell].int64Array()
                     cell += 1
                 }
-                related[names[toMany.slot]] = keys.indices.map { position in
+                var targets = OrderedSet<ManagedObjectID>()
+                targets.reserveCapacity(keys.count)
+                for (position, key) in keys.enumerated() {
                     let entity = entities.flatMap { position < $0.count ? mapping.entityNames[Int($0[position])] : nil } ?? toMany.destination
-                    return objectID(entity: entity, reference: keys[position])
+                    targets.append(objectID(entity: entity, reference: key))
                 }
+                row.relationships[toMany.slot] = .toMany(targets)
             }
-            nodes.append(
-                IncrementalStoreNode(
-                    objectID: objectID(entity: table.layout.name, reference: reference), attributeValues: attributes, relatedObjectIDs: related,
-                    version: try cells[1].int64() ?? 0))
+            rows.append((reference, row))
         }
-        return nodes
+        return rows
     }
 
     /// The statement that reads an entity's objects: `Z_PK`, `Z_OPT`, the attributes, each to-one's

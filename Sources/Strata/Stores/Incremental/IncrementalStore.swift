@@ -147,6 +147,7 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
 
     /// The row of an object, read through `snapshot`.
     func row(for id: ManagedObjectID, layout: EntityLayout, in snapshot: any IncrementalStoreSnapshot) throws -> Row? {
+        if let store = self as? any PackageIncrementalStore { return try store.row(forObject: id, layout: layout, in: snapshot) }
         guard let node = try newValuesForObject(with: id, with: snapshot) else { return nil }
         return try row(from: node, layout: layout, snapshot: snapshot)
     }
@@ -155,6 +156,7 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
     func rows(
         of layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)] {
+        if let store = self as? any PackageIncrementalStore { return try store.rows(ofEntity: layout, matching: predicate, in: snapshot) }
         var rows: [(reference: Int64, row: Row)] = []
         switch try execute(.fetch(entity: layout.entity, predicate: predicate), with: snapshot) {
         case .nodes(let nodes):

@@ -23,7 +23,7 @@ public struct IncrementalStoreNode: Sendable, Hashable {
 
 extension IncrementalStoreNode {
     /// A row's values by name.
-    init(objectID: ManagedObjectID, row: Row, layout: EntityLayout) {
+    package init(objectID: ManagedObjectID, row: Row, layout: EntityLayout) {
         var attributes: [String: AttributeValue] = [:]
         for (slot, attribute) in layout.attributes.enumerated() where !attribute.isTransient {
             if let value = row.attributes[slot] { attributes[attribute.name] = value }

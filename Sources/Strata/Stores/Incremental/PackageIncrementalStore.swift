@@ -19,6 +19,16 @@ package protocol PackageIncrementalStore: IncrementalStore {
     /// The store left its coordinator: close what it holds open.
     func storeWasRemoved()
 
+    /// The objects of one entity (not its subentities) that may match `predicate`, read through
+    /// `snapshot` straight into rows: what a fetch reads, without the nodes of
+    /// ``IncrementalStore/execute(_:with:)``. Called on the fetching context's thread.
+    func rows(ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws
+        -> [(reference: Int64, row: Row)]
+
+    /// One object's row as `snapshot` has it, or `nil` when it has no such object: what a fault
+    /// reads. Called on the reading context's thread.
+    func row(forObject id: ManagedObjectID, layout: EntityLayout, in snapshot: any IncrementalStoreSnapshot) throws -> Row?
+
     /// The metadata of the store at `url`, or `nil` when there is no store there yet.
     static func existingMetadata(at url: URL) throws -> [String: MetadataValue]?
 
