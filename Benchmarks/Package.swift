@@ -37,6 +37,8 @@ let package = Package(
         .executableTarget(name: "prepare-fixtures", dependencies: ["Workloads"], path: "Sources/PrepareFixtures"),
         // One workload once, outside the harness, for a profiler (perf record, valgrind callgrind).
         .executableTarget(name: "profile-workload", dependencies: ["Workloads"], path: "Sources/ProfileWorkload"),
+        // One app server of the "4 processes write" workload, launched four times at once.
+        .executableTarget(name: "postgres-writer", dependencies: ["Workloads"], path: "Sources/PostgresWriter"),
         .executableTarget(
             name: "StrataBenchmarks",
             dependencies: [

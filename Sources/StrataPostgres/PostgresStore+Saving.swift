@@ -32,6 +32,12 @@ extension PostgresStore {
                 logger.debug("retrying a save", metadata: ["attempt": "\(attempt)", "sqlState": "\(error.sqlState ?? "")"])
                 Thread.sleep(forTimeInterval: Double.random(in: 0.002...0.010) * Double(attempt))
                 attempt += 1
+            } catch let error as PostgresStoreError where error.code == .server {
+                forgetWrittenMetadata()
+                // A statement may fail on tables another server migrated before the check of
+                // `Z_MODEL` at the end says so: the migration is the cause to report.
+                if (try? isAtThisModel()) == false { throw Self.migratedElsewhere() }
+                throw error
             } catch {
                 forgetWrittenMetadata()
                 throw error
@@ -39,22 +45,17 @@ extension PostgresStore {
         }
     }
 
+    /// Whether the store's tables are at this store's model (`Z_MODEL`).
+    private func isAtThisModel() throws -> Bool {
+        try pool.withConnection { connection in
+            try !connection.rows("SELECT 1 FROM \(schema.table("Z_METADATA")) WHERE \"Z_MODEL\" = $1", [.text(modelChecksum)], logger: logger).isEmpty
+        }
+    }
+
     /// Writes one save in `connection`'s transaction; returns each object's new version and the
     /// save's number.
     private func write(_ changes: SaveChangesRequest, connection: PostgresConnection) throws -> ([ManagedObjectID: Int64], Int64) {
-        // Taking the next number locks the metadata row until commit: saves to one store commit
-        // one at a time, in the order of their numbers. A migration holds the row too, so a save
-        // waits for it, then finds the tables at another model and writes nothing.
-        guard
-            let change = try connection.rows(
-                "UPDATE \(schema.table("Z_METADATA")) SET \"Z_CHANGE\" = \"Z_CHANGE\" + 1 WHERE \"Z_MODEL\" = $1 RETURNING \"Z_CHANGE\"",
-                [.text(modelChecksum)], logger: logger
-            ).first?.makeRandomAccess()[0].int64()
-        else {
-            guard try connection.rows("SELECT 1 FROM \(schema.table("Z_METADATA"))", logger: logger).isEmpty else { throw Self.migratedElsewhere() }
-            throw PostgresStoreError(.notAStore, "the store's metadata row is missing from \(location.schema).Z_METADATA")
-        }
-
+        try lockSchemaForSave(connection)
         var versions: [ManagedObjectID: Int64] = [:]
         var conflicts: [ManagedObjectID] = []
         var constraintConflicts: [ConstraintConflict] = []
@@ -123,6 +124,19 @@ extension PostgresStore {
             let (table, reference) = try place(of: node.objectID)
             try writeToManys(of: node, table: table, reference: reference, connection: connection)
         }
+        // Taking the next number locks the metadata row until commit, last, so that saves to one
+        // store write at once and commit one at a time, in the order of their numbers. After a
+        // migration (which this save waited for, if it was running) `Z_MODEL` differs: the save
+        // rolls back whatever it wrote.
+        guard
+            let change = try connection.rows(
+                "UPDATE \(schema.table("Z_METADATA")) SET \"Z_CHANGE\" = \"Z_CHANGE\" + 1 WHERE \"Z_MODEL\" = $1 RETURNING \"Z_CHANGE\"",
+                [.text(modelChecksum)], logger: logger
+            ).first?.makeRandomAccess()[0].int64()
+        else {
+            guard try connection.rows("SELECT 1 FROM \(schema.table("Z_METADATA"))", logger: logger).isEmpty else { throw Self.migratedElsewhere() }
+            throw PostgresStoreError(.notAStore, "the store's metadata row is missing from \(location.schema).Z_METADATA")
+        }
         try writeMetadataIfChanged(connection)
         try connection.run("SELECT pg_notify($1, $2)", [.text(changeChannel), .text("\(change) \(saverID)")], logger: logger)
         return (versions, change)
@@ -152,8 +166,7 @@ extension PostgresStore {
                         [.integer(Int64(positions.count)), .integer(Int64(root)), .text(modelChecksum)], logger: logger
                     ).first?.makeRandomAccess()[0].int64()
                 else {
-                    guard try connection.rows("SELECT 1 FROM \(schema.table("Z_METADATA")) WHERE \"Z_MODEL\" = $1", [.text(modelChecksum)], logger: logger).isEmpty
-                    else { throw PostgresStoreError(.notAStore, "Z_PRIMARYKEY has no row for entity number \(root)") }
+                    guard try !isAtThisModel() else { throw PostgresStoreError(.notAStore, "Z_PRIMARYKEY has no row for entity number \(root)") }
                     throw Self.migratedElsewhere()
                 }
                 for (offset, position) in positions.enumerated() {

@@ -379,9 +379,17 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
         try Self.lockSchema(location.schema, connection, logger: logger)
     }
 
-    /// Serialises schema changes to `schema` across servers for the rest of the transaction.
+    /// Serialises schema changes to `schema` across servers for the rest of the transaction, and
+    /// waits for the saves in progress (which hold the same lock shared, ``lockSchemaForSave(_:)``).
     static func lockSchema(_ schema: String, _ connection: PostgresConnection, logger: Logger) throws {
         try connection.run("SELECT pg_advisory_xact_lock(hashtext($1))", [.text("strata:" + schema)], logger: logger)
+    }
+
+    /// Keeps the schema as it is for the rest of a save's transaction: a migration waits for the
+    /// save, and a save that starts during a migration waits for it (then finds `Z_MODEL`
+    /// changed, and writes nothing). Shared: saves do not wait for one another here.
+    func lockSchemaForSave(_ connection: PostgresConnection) throws {
+        try connection.run("SELECT pg_advisory_xact_lock_shared(hashtext($1))", [.text("strata:" + location.schema)], logger: logger)
     }
 
     private func tableExists(_ name: String, _ connection: PostgresConnection) throws -> Bool {

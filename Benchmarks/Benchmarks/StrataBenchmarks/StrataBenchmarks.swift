@@ -367,5 +367,23 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.stopMeasurement()
             try await connection.close()
         }
+
+        // 12. Many app servers: 4 processes write N/10 people to one store at once, 100 per save
+        // (one transaction per save for postgres-nio), each with a coordinator (or connection) of its own.
+        let writers = 4
+        measure("12 4 processes write", "Strata Postgres") { benchmark in
+            let url = try StrataPeer.newPostgresStore("writers")
+            _ = try await StrataPeer.open(url)  // makes the tables, as a deployment has them
+            benchmark.startMeasurement()
+            try await PostgresWriters.run("strata", url.absoluteString, processes: writers, count: count / 10)
+            benchmark.stopMeasurement()
+        }
+        measure("12 4 processes write", "postgres-nio") { benchmark in
+            let schema = PostgresNIOPeer.newSchema("writers")
+            try await PostgresNIOPeer.create(schema: schema).close()
+            benchmark.startMeasurement()
+            try await PostgresWriters.run("postgres-nio", schema, processes: writers, count: count / 10)
+            benchmark.stopMeasurement()
+        }
     }
 }
