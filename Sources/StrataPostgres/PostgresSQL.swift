@@ -78,6 +78,18 @@ extension PostgresConnection {
         }
     }
 
+    /// Runs `sql` with `values` bound, and hands each row to `body` as it arrives (on the
+    /// connection's event loop, one row at a time), never holding them all: a large read does not
+    /// build and copy an array of rows first.
+    func forEachRow(_ sql: String, _ values: [SQLiteValue], logger: Logger, _ body: @escaping @Sendable (PostgresRow) throws -> Void) throws {
+        guard !isClosed else { throw PostgresStoreError(.unreachable, "the connection to the server is closed") }
+        do {
+            _ = try query(PostgresQuery(unsafeSQL: sql, binds: PostgresSQL.bindings(values)), logger: logger, body).wait()
+        } catch {
+            throw PostgresSQL.storeError(error, doing: "a statement failed")
+        }
+    }
+
     /// Runs `sql` with `values` bound, and returns how many rows it changed.
     @discardableResult
     func run(_ sql: String, _ values: [SQLiteValue] = [], logger: Logger) throws -> Int {

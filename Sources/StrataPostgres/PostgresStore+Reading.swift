@@ -76,16 +76,35 @@ extension PostgresStore {
     func rows(
         of table: CoreDataSQLiteMapping.Entity, where condition: String, _ values: [SQLiteValue], connection: PostgresConnection
     ) throws -> [(reference: Int64, row: Row)] {
-        let results = try connection.rows(selectStatement(for: table, where: condition), [.integer(Int64(table.number))] + values, logger: logger)
-        let layout = table.layout
-        let storages = table.attributeTypes.map(PostgresStorage.init)
-        let toManyHasEntities = table.toManys.map(destinationHasSubentities)
-        let empty = Row(emptyFor: layout)
-        var rows: [(reference: Int64, row: Row)] = []
-        rows.reserveCapacity(results.count)
-        for result in results {
+        let decoder = RowDecoder(store: self, table: table)
+        let rows = ThreadLocked<[(reference: Int64, row: Row)]>([])
+        try connection.forEachRow(selectStatement(for: table, where: condition), [.integer(Int64(table.number))] + values, logger: logger) { result in
+            guard let row = try decoder.decode(result) else { return }
+            rows.withLock { $0.append(row) }
+        }
+        return rows.withLock { $0 }
+    }
+
+    /// Reads the cells of a row of ``selectStatement(for:where:)`` into a row of the entity.
+    private struct RowDecoder: Sendable {
+        let store: PostgresStore
+        let table: CoreDataSQLiteMapping.Entity
+        let storages: [PostgresStorage]
+        let toManyHasEntities: [Bool]
+        let empty: Row
+
+        init(store: PostgresStore, table: CoreDataSQLiteMapping.Entity) {
+            self.store = store
+            self.table = table
+            storages = table.attributeTypes.map(PostgresStorage.init)
+            toManyHasEntities = table.toManys.map(store.destinationHasSubentities)
+            empty = Row(emptyFor: table.layout)
+        }
+
+        func decode(_ result: PostgresRow) throws -> (reference: Int64, row: Row)? {
             let cells = result.makeRandomAccess()
-            guard let reference = try cells[0].int64() else { continue }
+            guard let reference = try cells[0].int64() else { return nil }
+            let names = store.mapping.entityNames
             var row = empty
             row.version = try cells[1].int64() ?? 0
             for (index, column) in table.attributes.enumerated() {
@@ -93,7 +112,7 @@ extension PostgresStore {
                 do {
                     row.attributes[column.slot] = try CoreDataSQLiteValues.decode(stored, for: column.attribute)
                 } catch {
-                    throw PostgresStoreError(.server, "\(layout.name) \(reference): \(error)")
+                    throw PostgresStoreError(.server, "\(table.layout.name) \(reference): \(error)")
                 }
             }
             var cell = 2 + table.attributes.count
@@ -101,8 +120,8 @@ extension PostgresStore {
                 let key = try cells[cell].int64()
                 let number = try cells[cell + 1].int64()
                 cell += 2
-                let target = number.flatMap { mapping.entityNames[Int($0)] } ?? toOne.destination
-                row.relationships[toOne.slot] = .toOne(key.map { objectID(entity: target, reference: $0) })
+                let target = number.flatMap { names[Int($0)] } ?? toOne.destination
+                row.relationships[toOne.slot] = .toOne(key.map { store.objectID(entity: target, reference: $0) })
             }
             for (index, toMany) in table.toManys.enumerated() {
                 let keys = try cells[cell].int64Array()
@@ -115,14 +134,13 @@ extension PostgresStore {
                 var targets = OrderedSet<ManagedObjectID>()
                 targets.reserveCapacity(keys.count)
                 for (position, key) in keys.enumerated() {
-                    let entity = entities.flatMap { position < $0.count ? mapping.entityNames[Int($0[position])] : nil } ?? toMany.destination
-                    targets.append(objectID(entity: entity, reference: key))
+                    let entity = entities.flatMap { position < $0.count ? names[Int($0[position])] : nil } ?? toMany.destination
+                    targets.append(store.objectID(entity: entity, reference: key))
                 }
                 row.relationships[toMany.slot] = .toMany(targets)
             }
-            rows.append((reference, row))
+            return (reference, row)
         }
-        return rows
     }
 
     /// The statement that reads an entity's objects: `Z_PK`, `Z_OPT`, the attributes, each to-one's
@@ -157,7 +175,7 @@ extension PostgresStore {
     }
 
     /// Whether a to-many's targets may be of several entities, whose numbers the read then needs.
-    private func destinationHasSubentities(_ toMany: CoreDataSQLiteMapping.ToManySlot) -> Bool {
+    fileprivate func destinationHasSubentities(_ toMany: CoreDataSQLiteMapping.ToManySlot) -> Bool {
         !(managedObjectModel.entity(named: toMany.destination)?.subentityNames.isEmpty ?? true)
     }
 
