@@ -106,6 +106,59 @@ extension PostgresConnection {
     }
 }
 
+/// A save's writes, sent without waiting for each: the connection runs them in order, each as
+/// soon as the one before is done, with no thread woken between them; the save waits once, for
+/// all, and learns which changed no row. A statement whose answer decides what comes next (a
+/// uniqueness check) waits for the ones before it first (``waitForAll()``), so that it is never
+/// answered for a transaction an earlier statement's failure aborted.
+struct PipelinedStatements {
+    let connection: PostgresConnection
+    let logger: Logger
+    private var pending: [(result: EventLoopFuture<PostgresQueryResult>, object: ManagedObjectID?)] = []
+    private var unchanged: [ManagedObjectID] = []
+    /// The most statements in flight: each holds its text and values until answered, so a save
+    /// of a million objects must not send them all before waiting for any.
+    static let depth = 256
+
+    init(connection: PostgresConnection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// Sends `sql` with `values`; when it changes no row, `object` is among those
+    /// ``waitForAll()`` returns.
+    mutating func send(_ sql: String, _ values: [SQLiteValue], object: ManagedObjectID? = nil) throws {
+        try send(sql, bindings: PostgresSQL.bindings(values), object: object)
+    }
+
+    mutating func send(_ sql: String, bindings: PostgresBindings, object: ManagedObjectID? = nil) throws {
+        guard !connection.isClosed else { throw PostgresStoreError(.unreachable, "the connection to the server is closed") }
+        if pending.count >= Self.depth { try waitForPending() }
+        pending.append((connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger), object))
+    }
+
+    /// Waits for every statement sent; returns the objects whose statement changed no row. The
+    /// first failure is the one thrown: the statements after it failed only because it did.
+    mutating func waitForAll() throws -> [ManagedObjectID] {
+        try waitForPending()
+        defer { unchanged.removeAll() }
+        return unchanged
+    }
+
+    private mutating func waitForPending() throws {
+        defer { pending.removeAll(keepingCapacity: true) }
+        for (result, object) in pending {
+            let changed: Int
+            do {
+                changed = try result.wait().metadata.rows ?? 0
+            } catch {
+                throw PostgresSQL.storeError(error, doing: "a statement failed")
+            }
+            if changed == 0, let object { unchanged.append(object) }
+        }
+    }
+}
+
 extension PostgresCell {
     /// The cell's value as the store wrote it, read by the column's storage class.
     func value(as storage: PostgresStorage) throws -> SQLiteValue {

@@ -59,54 +59,59 @@ extension PostgresStore {
         var versions: [ManagedObjectID: Int64] = [:]
         var conflicts: [ManagedObjectID] = []
         var constraintConflicts: [ConstraintConflict] = []
+        var statements = PipelinedStatements(connection: connection, logger: logger)
         // Deletes first: a value a deleted object held under a uniqueness constraint is free for
         // an object this save inserts.
         for (id, version) in changes.deletedObjects.sorted(by: { $0.key.description < $1.key.description }) {
             let (table, reference) = try place(of: id)
-            let deleted = try connection.run(
-                "DELETE FROM \(schema.table(table.table)) WHERE \"Z_PK\" = $1 AND \"Z_OPT\" = $2", [.integer(reference), .integer(version)],
-                logger: logger)
-            if deleted == 0 { conflicts.append(id) }
+            try statements.send(
+                "DELETE FROM \(schema.table(table.table)) WHERE \"Z_PK\" = $1 AND \"Z_OPT\" = $2", [.integer(reference), .integer(version)], object: id)
             for toMany in table.toManys {
                 guard case .joinTable(let join, let own, _, _, _, _) = toMany.storage else { continue }
-                try connection.run("DELETE FROM \(schema.table(join)) WHERE \(PostgresSQL.quoted(own)) = $1", [.integer(reference)], logger: logger)
+                try statements.send("DELETE FROM \(schema.table(join)) WHERE \(PostgresSQL.quoted(own)) = $1", [.integer(reference)])
             }
         }
         for node in changes.updatedObjects {
             let (table, reference) = try place(of: node.objectID)
-            if let conflict = try uniquenessConflict(of: node, table: table, reference: reference, connection: connection) {
-                constraintConflicts.append(conflict)
-                continue
+            if !table.layout.uniquenessConstraints.isEmpty {
+                conflicts += try statements.waitForAll()
+                if let conflict = try uniquenessConflict(of: node, table: table, reference: reference, connection: connection) {
+                    constraintConflicts.append(conflict)
+                    continue
+                }
             }
             let (columns, values) = writtenColumns(of: node, table: table)
             let assignments = (["\"Z_OPT\""] + columns).enumerated().map { "\($1) = $\($0 + 1)" }
             let count = values.count + 1
-            let updated = try connection.run(
+            try statements.send(
                 "UPDATE \(schema.table(table.table)) SET \(assignments.joined(separator: ", ")) WHERE \"Z_PK\" = $\(count + 1) AND \"Z_OPT\" = $\(count + 2)",
-                [.integer(node.version + 1)] + values + [.integer(reference), .integer(node.version)], logger: logger)
-            if updated == 0 { conflicts.append(node.objectID) }
+                [.integer(node.version + 1)] + values + [.integer(reference), .integer(node.version)], object: node.objectID)
             versions[node.objectID] = node.version + 1
         }
         // Inserts in reference order: of two new objects that clash, the later-numbered one is
         // the one reported, as on the other stores.
         for node in changes.insertedObjects.sorted(by: { ($0.objectID.referenceNumber ?? 0) < ($1.objectID.referenceNumber ?? 0) }) {
             let (table, reference) = try place(of: node.objectID)
-            if let conflict = try uniquenessConflict(of: node, table: table, reference: reference, connection: connection) {
-                constraintConflicts.append(conflict)
-                continue
+            if !table.layout.uniquenessConstraints.isEmpty {
+                conflicts += try statements.waitForAll()
+                if let conflict = try uniquenessConflict(of: node, table: table, reference: reference, connection: connection) {
+                    constraintConflicts.append(conflict)
+                    continue
+                }
             }
             // An object written back after another save deleted it goes on above the version its
             // context read, so that a context holding an older one meets a conflict.
             let version = node.version > 0 ? node.version + 1 : 1
             let (columns, values) = writtenColumns(of: node, table: table)
             let all = ["\"Z_PK\"", "\"Z_ENT\"", "\"Z_OPT\""] + columns
-            let inserted = try connection.run(
+            // No row inserted: another save stored the object first.
+            try statements.send(
                 "INSERT INTO \(schema.table(table.table)) (\(all.joined(separator: ", "))) "
                     + "VALUES (\(all.indices.map { "$\($0 + 1)" }.joined(separator: ", "))) ON CONFLICT (\"Z_PK\") DO NOTHING",
-                [.integer(reference), .integer(Int64(table.number)), .integer(version)] + values, logger: logger)
-            if inserted == 0 { conflicts.append(node.objectID) }  // another save stored the object first
+                [.integer(reference), .integer(Int64(table.number)), .integer(version)] + values, object: node.objectID)
             versions[node.objectID] = version
         }
+        conflicts += try statements.waitForAll()
         guard conflicts.isEmpty else {
             let ids = conflicts.sorted { $0.description < $1.description }
             throw PersistenceError(
@@ -122,8 +127,9 @@ extension PostgresStore {
         }
         for node in changes.insertedObjects + changes.updatedObjects {
             let (table, reference) = try place(of: node.objectID)
-            try writeToManys(of: node, table: table, reference: reference, connection: connection)
+            try writeToManys(of: node, table: table, reference: reference, statements: &statements)
         }
+        _ = try statements.waitForAll()
         // Taking the next number locks the metadata row until commit, last, so that saves to one
         // store write at once and commit one at a time, in the order of their numbers. After a
         // migration (which this save waited for, if it was running) `Z_MODEL` differs: the save
@@ -230,7 +236,9 @@ extension PostgresStore {
     /// Join-table links and ordering keys of a saved object's to-many relationships: the links
     /// it no longer has go, the ones it has are written with their positions (Core Data's
     /// ordering keys: 2048, then every 1024).
-    private func writeToManys(of node: IncrementalStoreNode, table: CoreDataSQLiteMapping.Entity, reference: Int64, connection: PostgresConnection) throws {
+    private func writeToManys(
+        of node: IncrementalStoreNode, table: CoreDataSQLiteMapping.Entity, reference: Int64, statements: inout PipelinedStatements
+    ) throws {
         func orderKey(_ position: Int) -> Int64 { Int64(2048 + 1024 * position) }
         for toMany in table.toManys {
             let targets = node.relatedObjectIDs[table.layout.relationships[toMany.slot].name] ?? []
@@ -239,9 +247,9 @@ extension PostgresStore {
                 guard let order else { continue }  // the targets' own rows hold the key
                 for (position, target) in targets.enumerated() {
                     guard let key = target.referenceNumber else { continue }
-                    try connection.run(
+                    try statements.send(
                         "UPDATE \(schema.table(destination)) SET \(PostgresSQL.quoted(order)) = $1 WHERE \"Z_PK\" = $2",
-                        [.integer(orderKey(position)), .integer(key)], logger: logger)
+                        [.integer(orderKey(position)), .integer(key)])
                 }
             case .joinTable(let join, let ownName, let otherName, let order, _, _):
                 let (own, other) = (PostgresSQL.quoted(ownName), PostgresSQL.quoted(otherName))
@@ -249,19 +257,18 @@ extension PostgresStore {
                 var bindings = PostgresBindings()
                 bindings.append(reference)
                 bindings.append(keys)
-                _ = try connection.rows(
-                    "DELETE FROM \(schema.table(join)) WHERE \(own) = $1 AND NOT (\(other) = ANY($2))", bindings: bindings, logger: logger)
+                try statements.send("DELETE FROM \(schema.table(join)) WHERE \(own) = $1 AND NOT (\(other) = ANY($2))", bindings: bindings)
                 for (position, key) in keys.enumerated() {
                     if let order {
                         let orderColumn = PostgresSQL.quoted(order)
-                        try connection.run(
+                        try statements.send(
                             "INSERT INTO \(schema.table(join)) (\(own), \(other), \(orderColumn)) VALUES ($1, $2, $3) "
                                 + "ON CONFLICT (\(own), \(other)) DO UPDATE SET \(orderColumn) = excluded.\(orderColumn)",
-                            [.integer(reference), .integer(key), .integer(orderKey(position))], logger: logger)
+                            [.integer(reference), .integer(key), .integer(orderKey(position))])
                     } else {
-                        try connection.run(
+                        try statements.send(
                             "INSERT INTO \(schema.table(join)) (\(own), \(other)) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-                            [.integer(reference), .integer(key)], logger: logger)
+                            [.integer(reference), .integer(key)])
                     }
                 }
             }
