@@ -14,9 +14,9 @@ import Strata
 /// reference number, so its URI), then drops the old tables. `Z_PRIMARYKEY` is rebuilt for the
 /// new entities, with every hierarchy's counter above any number handed out before.
 ///
-/// A server still on the old model cannot write to the migrated tables: the migration holds
-/// `Z_METADATA`'s row from its first statement and changes `Z_MODEL`, which every save checks
-/// after it takes that row. Before it starts, the migration tells every server listening to let
+/// A server still on the old model cannot write to the migrated tables: the migration holds the
+/// schema's advisory lock exclusively (a save holds it shared, so each waits for the other) and
+/// changes `Z_MODEL`, which every save checks last, rolling back what it wrote. Before it starts, the migration tells every server listening to let
 /// go of the generations no context reads; it waits (at most ``lockTimeout``) for the reads
 /// still open on the old tables to end. See `docs/PostgresStore.md` for rollouts.
 extension PostgresStore {
@@ -90,7 +90,7 @@ extension PostgresStore {
             try step.source.checkWroteStore(withMetadata: metadata)
             let uuid = metadata[PersistentStore.storeUUIDKey] ?? .string("")
             let table = { (name: String) in PostgresSQL.qualified(location.schema, name) }
-            // Saves of servers on the old model wait from here, and then find it changed.
+            // A save of a server on the old model, waiting for the schema's lock, finds it changed.
             try connection.run(
                 "UPDATE \(table("Z_METADATA")) SET \"Z_MODEL\" = $1", [.text(step.destination.versionChecksum.base64EncodedString())], logger: logger)
 

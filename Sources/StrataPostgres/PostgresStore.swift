@@ -70,6 +70,11 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
         guard let url else {
             throw PostgresStoreError(.invalidURL, "a PostgreSQL store is added with its URL: postgres://user@host:port/database?schema=name")
         }
+        // Refused rather than ignored: an app that asks for history relies on reading it.
+        guard options[PersistentStoreOption.persistentHistoryTracking] as? Bool != true else {
+            throw PersistenceError(
+                .unsupportedRequest, "the PostgreSQL store does not record persistent history yet; add it without persistentHistoryTracking")
+        }
         let location = try PostgresLocation(url: url)
         let pool = PostgresConnectionPool(configuration: try location.configuration(), logger: Logger(label: "strata.postgres"))
         try self.init(coordinator: coordinator, configurationName: configurationName, url: url, options: options, location: location, pool: pool)

@@ -4,8 +4,9 @@ import StrataMigration
 import Testing
 
 /// Changes inference must refuse, and the custom mappings that do them: on a binary store by its
-/// streaming rewrite, on a SQLite store by copying rows into a new file (the argument is the
-/// store file's extension).
+/// streaming rewrite, on a SQLite store by copying rows into a new file, on a PostgreSQL store by
+/// copying objects within one transaction (the argument is the store file's extension, or
+/// `postgres`).
 @Suite struct CustomMigrationTests {
     /// Migrates the store at `url` through one custom stage, whatever its type.
     static func migrate(_ url: URL, from old: ManagedObjectModel, to new: ManagedObjectModel, mapping: MappingModel) async throws {

@@ -5,8 +5,9 @@ import Testing
 
 /// Core Data infers a mapping for steps that make values required, and lets the data decide
 /// (`formats/coredata-lightweight-migration.md`). Each test names the rule of that page it checks.
-/// The tests that migrate data run on both store types (the argument is the file's extension):
-/// the binary store's rewrite and the SQLite store's migration in SQL decide alike.
+/// The tests that migrate data run on every store type (the argument: a file's extension, or
+/// `postgres` with a test server): the binary store's rewrite, the SQLite store's migration in SQL
+/// and the PostgreSQL store's in one transaction decide alike.
 @Suite struct LightweightDataRuleTests {
     static let kinds = MigrationFixtures.storeKinds
 
@@ -51,8 +52,9 @@ import Testing
         return try ManagedObjectModel(entities: entities)
     }
 
-    /// What a failed migration must leave as it was: a binary store's bytes; a SQLite store's
-    /// metadata and rows (its main file's bytes change whenever SQLite checkpoints its log).
+    /// What a failed migration must leave as it was: a binary store's bytes; a SQLite or
+    /// PostgreSQL store's metadata and rows (a SQLite file's bytes change whenever SQLite
+    /// checkpoints its log).
     static func state(of url: URL, model: ManagedObjectModel) async throws -> StoreState {
         let type = MigrationFixtures.storeType(of: url)
         guard type != .binary else { return StoreState(bytes: try Data(contentsOf: url)) }
@@ -71,7 +73,7 @@ import Testing
         var rows: [String] = []
     }
 
-    /// Migrates the store at `url` (its type told by its file) with an inferred mapping, through
+    /// Migrates the store at `url` (its type told by its URL) with an inferred mapping, through
     /// a plan of the two versions.
     @discardableResult
     static func migrate(
@@ -219,6 +221,45 @@ import Testing
             }
             #expect(values == expected.map { "\($0)" }, "\(type)")
         }
+    }
+
+    @Test(arguments: kinds) func anOrderedToManyKeepsItsOrder(_ kind: String) async throws {
+        // An ordered one-to-many keeps its order in the targets' rows: a migration that copies
+        // the owner before its targets must still write it.
+        let directory = try MigrationFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func model(rating: Bool) throws -> ManagedObjectModel {
+            try ManagedObjectModel {
+                EntityDescription("Playlist") {
+                    AttributeDescription("name", .string)
+                    RelationshipDescription("songs", toMany: "Song", inverse: "playlist", ordered: true)
+                }
+                EntityDescription("Song") {
+                    AttributeDescription("title", .string)
+                    if rating { AttributeDescription("rating", .integer16, optional: true) }
+                    RelationshipDescription("playlist", toOne: "Playlist", inverse: "songs")
+                }
+            }
+        }
+        let url = try await MigrationFixtures.storeURL("Songs", kind, in: directory)
+        try await MigrationFixtures.withStore(at: url, model: try model(rating: false)) { context in
+            let songs = try ["Alpha", "Beta", "Gamma"].map { title in
+                let song = try context.insertNewObject(forEntityName: "Song")
+                try song.setValue(title, forKey: "title")
+                return song
+            }
+            let playlist = try context.insertNewObject(forEntityName: "Playlist")
+            try playlist.setValue("Mix", forKey: "name")
+            try playlist.setValue([songs[2], songs[0], songs[1]], forKey: "songs")
+        }
+        let destination = try model(rating: true)
+        try await Self.migrate(url, from: try model(rating: false), to: destination)
+        let order = try await MigrationFixtures.withStore(at: url, model: destination) { context in
+            let playlist = try #require(try context.objects("Playlist", sortedBy: "name").first)
+            let songs = try #require(try playlist.value(forKey: "songs") as? [ManagedObject])
+            return try songs.map { try $0.value(forKey: "title") as? String ?? "" }
+        }
+        #expect(order == ["Gamma", "Alpha", "Beta"])
     }
 
     @Test(arguments: kinds) func aNumberThatNoLongerFitsFailsNamingItsObject(_ kind: String) async throws {

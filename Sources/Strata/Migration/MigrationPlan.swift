@@ -45,9 +45,10 @@ public struct MigrationPlan: Sendable {
         }
     }
 
-    /// Migrates the store at `url` (a binary or SQLite file, or a PostgreSQL store) through every stage to `target` (the
-    /// current version by default). When a stage fails, the store is put back as it was before
-    /// the first one (a store whose data a later stage refuses is not left half-way).
+    /// Migrates the store at `url` (a binary or SQLite file, or a PostgreSQL store) through every
+    /// stage to `target` (the current version by default). When a stage fails, the store is put
+    /// back as it was before the first one (a store whose data a later stage refuses is not left
+    /// half-way).
     ///
     /// A binary store is rewritten stage by stage: a crash leaves it at the last completed
     /// stage's version, which the next run continues from. A SQLite store migrates in SQL, every

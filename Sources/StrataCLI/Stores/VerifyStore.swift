@@ -53,17 +53,9 @@ struct VerifyStore: ParsableCommand {
         let metadata = try SQLiteStore.metadataForPersistentStore(at: url)
         var verifier = try SQLiteStoreVerifier(url: url)
         if let model {
-            let source = try ModelSource(path: model)
-            do {
-                let model = try source.bundle.map { try $0.version(forStoreMetadata: metadata).model } ?? source.model(version: nil).model
-                let differences = model.incompatibleEntities(inConfiguration: nil, storeMetadata: metadata)
-                if differences.isEmpty {
-                    verifier.model = model
-                } else {
-                    verifier.problems.append("the store does not match the model: \(differences.joined(separator: ", "))")
-                }
-            } catch let error as PersistenceError {
-                verifier.problems.append(error.message)
+            switch try Self.model(at: model, matching: metadata) {
+            case .success(let model): verifier.model = model
+            case .failure(let problem): verifier.problems.append(problem.message)
             }
         } else {
             verifier.model = try? SQLiteStore.cachedModel(ofStoreAt: url)
@@ -78,18 +70,9 @@ struct VerifyStore: ParsableCommand {
         var verifier = PostgresStoreVerifier(url: url)
         var problems: [String] = []
         if let model {
-            let metadata = try PostgresStore.metadataForPersistentStore(at: url)
-            let source = try ModelSource(path: model)
-            do {
-                let model = try source.bundle.map { try $0.version(forStoreMetadata: metadata).model } ?? source.model(version: nil).model
-                let differences = model.incompatibleEntities(inConfiguration: nil, storeMetadata: metadata)
-                if differences.isEmpty {
-                    verifier.model = model
-                } else {
-                    problems.append("the store does not match the model: \(differences.joined(separator: ", "))")
-                }
-            } catch let error as PersistenceError {
-                problems.append(error.message)
+            switch try Self.model(at: model, matching: PostgresStore.metadataForPersistentStore(at: url)) {
+            case .success(let model): verifier.model = model
+            case .failure(let problem): problems.append(problem.message)
             }
         }
         if problems.isEmpty {
@@ -98,6 +81,27 @@ struct VerifyStore: ParsableCommand {
         }
         report(problems, sound: "sound (\(counted(verifier.objectCount, "object")))")
         if !problems.isEmpty { throw ExitCode(1) }
+    }
+
+    /// A problem with the model given, said as a verification problem.
+    private struct ModelProblem: Error {
+        let message: String
+    }
+
+    /// The model at `path` (the version of a bundle) that wrote a store with `metadata`, or why
+    /// there is none.
+    private static func model(at path: String, matching metadata: [String: MetadataValue]) throws -> Result<ManagedObjectModel, ModelProblem> {
+        let source = try ModelSource(path: path)
+        do {
+            let model = try source.bundle.map { try $0.version(forStoreMetadata: metadata).model } ?? source.model(version: nil).model
+            let differences = model.incompatibleEntities(inConfiguration: nil, storeMetadata: metadata)
+            guard differences.isEmpty else {
+                return .failure(ModelProblem(message: "the store does not match the model: \(differences.joined(separator: ", "))"))
+            }
+            return .success(model)
+        } catch let error as PersistenceError {
+            return .failure(ModelProblem(message: error.message))
+        }
     }
 
     private func report(_ problems: [String], sound: String) {
