@@ -25,6 +25,22 @@ extension PostgresStore {
         }
     }
 
+    /// Counted in SQL when the predicate translates exactly (else the context counts a fetch).
+    package func count(ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws -> Int? {
+        guard let table = mapping.entities[layout.name] else { return nil }
+        var condition = ("TRUE", [SQLiteValue]())
+        if let predicate {
+            guard let exact = SQLFetchCondition.compile(predicate, for: table, in: mapping, store: identifier, dialect: dialect), exact.isExact else {
+                return nil
+            }
+            condition = (SQLDialect.numberingPlaceholders(exact.sql, from: 2), exact.bindings)
+        }
+        let sql = "SELECT count(*) FROM \(schema.table(table.table)) t WHERE t.\"Z_ENT\" = $1 AND (\(condition.0))"
+        return try read(snapshot) { connection in
+            try connection.rows(sql, [.integer(Int64(table.number))] + condition.1, logger: logger).first?.makeRandomAccess()[0].int64()
+        }.map(Int.init)
+    }
+
     /// The nodes of ``rows(ofEntity:matching:in:)``, for the public contract.
     func fetchNodes(of entity: EntityDescription, matching predicate: FetchPredicate?, with snapshot: (any IncrementalStoreSnapshot)?) throws
         -> [IncrementalStoreNode]

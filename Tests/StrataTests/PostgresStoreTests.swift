@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+@testable import Strata
 import StrataPostgres
 import StrataTestSupport
 import Testing
@@ -187,6 +187,22 @@ struct PostgresStoreTests {
         }
         #expect(error?.code == .server && error?.sqlState?.hasPrefix("22") == true, "a data exception: \(String(describing: error))")
         #expect(try await Self.balances(coordinator).isEmpty)
+    }
+
+    /// A count the store can answer exactly runs in SQL, reading no object; one it cannot (a
+    /// string operator with options) is the context's, over a fetch; both agree.
+    @Test func countsRunInSQLWhenThePredicateTranslatesExactly() async throws {
+        let coordinator = try await Self.server(try await PostgresTestServer.newStoreURL())
+        for index in 0..<30 { _ = try await Self.open("user\(index)@example.com", balance: Int64(index), in: coordinator) }
+        let (inSQL, considered, byContext, consideredByContext) = try await backgroundContext(coordinator).perform { context in
+            let inSQL = try context.count(for: FetchRequest<ManagedObject>(entityName: "Account", predicate: try FetchPredicate(format: "balance >= 10")))
+            let considered = context.graph.rowsConsidered
+            let byContext = try context.count(
+                for: FetchRequest<ManagedObject>(entityName: "Account", predicate: try FetchPredicate(format: "email BEGINSWITH[c] 'USER1'")))
+            return (inSQL, considered, byContext, context.graph.rowsConsidered - considered)
+        }
+        #expect(inSQL == 20 && considered == 0)
+        #expect(byContext == 11 && consideredByContext == 30)
     }
 
     @Test func badURLsAndServersAreTypedErrors() async throws {

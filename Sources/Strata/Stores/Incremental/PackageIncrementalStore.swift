@@ -29,6 +29,11 @@ package protocol PackageIncrementalStore: IncrementalStore {
     /// reads. Called on the reading context's thread.
     func row(forObject id: ManagedObjectID, layout: EntityLayout, in snapshot: any IncrementalStoreSnapshot) throws -> Row?
 
+    /// How many objects of one entity (not its subentities) match `predicate` in `snapshot`,
+    /// counted by the store; `nil` when it cannot count exactly, and the context counts what a
+    /// fetch returns. Called on the counting context's thread.
+    func count(ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws -> Int?
+
     /// The metadata of the store at `url`, or `nil` when there is no store there yet.
     static func existingMetadata(at url: URL) throws -> [String: MetadataValue]?
 
