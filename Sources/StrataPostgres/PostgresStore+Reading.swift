@@ -102,25 +102,31 @@ extension PostgresStore {
     }
 
     /// Reads the cells of a row of ``selectStatement(for:where:)`` into a row of the entity.
+    /// Object IDs are made in their entity's ID space, looked up once per read, not per ID.
     private struct RowDecoder: Sendable {
-        let store: PostgresStore
         let table: CoreDataSQLiteMapping.Entity
         let storages: [PostgresStorage]
         let toManyHasEntities: [Bool]
         let empty: Row
+        /// By entity number; and each relationship's destination, for targets of no other entity.
+        let spaces: [Int: ObjectIDSpace]
+        let toOneSpaces: [ObjectIDSpace]
+        let toManySpaces: [ObjectIDSpace]
 
         init(store: PostgresStore, table: CoreDataSQLiteMapping.Entity) {
-            self.store = store
             self.table = table
             storages = table.attributeTypes.map(PostgresStorage.init)
             toManyHasEntities = table.toManys.map(store.destinationHasSubentities)
             empty = Row(emptyFor: table.layout)
+            let identifier = store.identifier
+            spaces = store.mapping.entityNames.mapValues { ObjectIDSpace.make(store: identifier, entityName: $0) }
+            toOneSpaces = table.toOnes.map { ObjectIDSpace.make(store: identifier, entityName: $0.destination) }
+            toManySpaces = table.toManys.map { ObjectIDSpace.make(store: identifier, entityName: $0.destination) }
         }
 
         func decode(_ result: PostgresRow) throws -> (reference: Int64, row: Row)? {
             let cells = result.makeRandomAccess()
             guard let reference = try cells[0].int64() else { return nil }
-            let names = store.mapping.entityNames
             var row = empty
             row.version = try cells[1].int64() ?? 0
             for (index, column) in table.attributes.enumerated() {
@@ -132,12 +138,12 @@ extension PostgresStore {
                 }
             }
             var cell = 2 + table.attributes.count
-            for toOne in table.toOnes {
+            for (index, toOne) in table.toOnes.enumerated() {
                 let key = try cells[cell].int64()
                 let number = try cells[cell + 1].int64()
                 cell += 2
-                let target = number.flatMap { names[Int($0)] } ?? toOne.destination
-                row.relationships[toOne.slot] = .toOne(key.map { store.objectID(entity: target, reference: $0) })
+                let space = number.flatMap { spaces[Int($0)] } ?? toOneSpaces[index]
+                row.relationships[toOne.slot] = .toOne(key.map { ManagedObjectID(space: space, number: $0) })
             }
             for (index, toMany) in table.toManys.enumerated() {
                 let keys = try cells[cell].int64Array()
@@ -150,8 +156,8 @@ extension PostgresStore {
                 var targets = OrderedSet<ManagedObjectID>()
                 targets.reserveCapacity(keys.count)
                 for (position, key) in keys.enumerated() {
-                    let entity = entities.flatMap { position < $0.count ? names[Int($0[position])] : nil } ?? toMany.destination
-                    targets.append(store.objectID(entity: entity, reference: key))
+                    let space = entities.flatMap { position < $0.count ? spaces[Int($0[position])] : nil } ?? toManySpaces[index]
+                    targets.append(ManagedObjectID(space: space, number: key))
                 }
                 row.relationships[toMany.slot] = .toMany(targets)
             }
