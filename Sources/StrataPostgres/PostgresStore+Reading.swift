@@ -27,18 +27,51 @@ extension PostgresStore {
 
     /// Counted in SQL when the predicate translates exactly (else the context counts a fetch).
     package func count(ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws -> Int? {
-        guard let table = mapping.entities[layout.name] else { return nil }
-        var condition = ("TRUE", [SQLiteValue]())
-        if let predicate {
-            guard let exact = SQLFetchCondition.compile(predicate, for: table, in: mapping, store: identifier, dialect: dialect), exact.isExact else {
-                return nil
-            }
-            condition = (SQLDialect.numberingPlaceholders(exact.sql, from: 2), exact.bindings)
-        }
-        let sql = "SELECT count(*) FROM \(schema.table(table.table)) t WHERE t.\"Z_ENT\" = $1 AND (\(condition.0))"
+        guard let table = mapping.entities[layout.name], let (condition, values) = exactCondition(predicate, for: table) else { return nil }
+        let sql = "SELECT count(*) FROM \(schema.table(table.table)) t WHERE t.\"Z_ENT\" = $1 AND (\(condition))"
         return try read(snapshot) { connection in
-            try connection.rows(sql, [.integer(Int64(table.number))] + condition.1, logger: logger).first?.makeRandomAccess()[0].int64()
+            try connection.rows(sql, [.integer(Int64(table.number))] + values, logger: logger).first?.makeRandomAccess()[0].int64()
         }.map(Int.init)
+    }
+
+    /// Sorted and windowed in SQL when the predicate translates exactly and every sort key is an
+    /// attribute of the entity whose SQL order is the context's: numbers, Booleans and dates;
+    /// strings by code point (`COLLATE "C"`); UUIDs by their bytes; empty values first ascending,
+    /// last descending. A fetch of the latest 20 of a million rows reads 20.
+    package func rows(
+        ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
+        limit: Int, in snapshot: any IncrementalStoreSnapshot
+    ) throws -> [(reference: Int64, row: Row)]? {
+        guard let table = mapping.entities[layout.name], let (condition, values) = exactCondition(predicate, for: table) else { return nil }
+        var terms: [String] = []
+        for (key, ascending) in sort {
+            guard let position = table.attributes.firstIndex(where: { $0.attribute.name == key }),
+                Self.sortable.contains(table.attributeTypes[position])
+            else { return nil }
+            let column = "t." + PostgresSQL.quoted(table.attributes[position].column)
+            let collated = table.attributeTypes[position] == .string ? column + " COLLATE \"C\"" : column
+            terms.append(collated + (ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST"))
+        }
+        let window = values.count + 2  // the parameter numbers after the condition's
+        let ordering = "ORDER BY \((terms + ["t.\"Z_PK\""]).joined(separator: ", ")) LIMIT $\(window) OFFSET $\(window + 1)"
+        return try read(snapshot) { connection in
+            try rows(
+                of: table, where: condition, values + [limit > 0 ? .integer(Int64(limit)) : .null, .integer(Int64(offset))], then: ordering,
+                connection: connection)
+        }
+    }
+
+    /// The attribute types whose order in SQL is the context's.
+    static let sortable: Set<AttributeType> = [.integer16, .integer32, .integer64, .double, .float, .boolean, .date, .string, .uuid]
+
+    /// The SQL (parameters from `$2`) and values that select exactly what `predicate` does, or
+    /// `nil` when it does not translate exactly.
+    private func exactCondition(_ predicate: FetchPredicate?, for table: CoreDataSQLiteMapping.Entity) -> (String, [SQLiteValue])? {
+        guard let predicate else { return ("TRUE", []) }
+        guard let exact = SQLFetchCondition.compile(predicate, for: table, in: mapping, store: identifier, dialect: dialect), exact.isExact else {
+            return nil
+        }
+        return (SQLDialect.numberingPlaceholders(exact.sql, from: 2), exact.bindings)
     }
 
     /// The nodes of ``rows(ofEntity:matching:in:)``, for the public contract.
@@ -87,14 +120,17 @@ extension PostgresStore {
     }
 
     /// The objects of `table`'s entity (not its subentities) that `condition` selects (on the
-    /// table as `t`; its parameters from `$2`), each with every relationship: to-manys as arrays
-    /// of the statement itself, so that a fetch is one round trip to the server.
+    /// table as `t`; its parameters from `$2`), in the order `ordering` (`ORDER BY …`, if any)
+    /// gives, each with every relationship: to-manys as arrays of the statement itself, so that
+    /// a fetch is one round trip to the server.
     func rows(
-        of table: CoreDataSQLiteMapping.Entity, where condition: String, _ values: [SQLiteValue], connection: PostgresConnection
+        of table: CoreDataSQLiteMapping.Entity, where condition: String, _ values: [SQLiteValue], then ordering: String = "",
+        connection: PostgresConnection
     ) throws -> [(reference: Int64, row: Row)] {
         let decoder = RowDecoder(store: self, table: table)
         let rows = ThreadLocked<[(reference: Int64, row: Row)]>([])
-        try connection.forEachRow(selectStatement(for: table, where: condition), [.integer(Int64(table.number))] + values, logger: logger) { result in
+        let sql = selectStatement(for: table, where: condition) + (ordering.isEmpty ? "" : " " + ordering)
+        try connection.forEachRow(sql, [.integer(Int64(table.number))] + values, logger: logger) { result in
             guard let row = try decoder.decode(result) else { return }
             rows.withLock { $0.append(row) }
         }

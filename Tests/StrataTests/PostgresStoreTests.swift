@@ -205,6 +205,28 @@ struct PostgresStoreTests {
         #expect(byContext == 11 && consideredByContext == 30)
     }
 
+    /// A sorted, windowed fetch the store can answer runs in SQL: the context considers only
+    /// the rows in the window. Strings sort by code point, as the context sorts them.
+    @Test func sortsAndWindowsRunInSQL() async throws {
+        let coordinator = try await Self.server(try await PostgresTestServer.newStoreURL())
+        for (index, email) in ["b@x", "B@x", "a@x", "é@x", "A@x", "c@x"].enumerated() {
+            _ = try await Self.open(email, balance: Int64(index * 10), in: coordinator)
+        }
+        let (window, considered, byEmail) = try await backgroundContext(coordinator).perform { context in
+            var request = FetchRequest<ManagedObject>(entityName: "Account", predicate: try FetchPredicate(format: "balance >= 10"))
+            request.sortDescriptors = [.descending("balance")]
+            (request.fetchOffset, request.fetchLimit) = (1, 2)
+            let window = try context.fetch(request).map { try $0.value(forKey: "email") as? String ?? "" }
+            let considered = context.graph.rowsConsidered
+            let byEmail = try context.fetch(FetchRequest<ManagedObject>(entityName: "Account", sortDescriptors: [.ascending("email")]))
+                .map { try $0.value(forKey: "email") as? String ?? "" }
+            return (window, considered, byEmail)
+        }
+        #expect(window == ["A@x", "é@x"])
+        #expect(considered == 2)
+        #expect(byEmail == ["A@x", "B@x", "a@x", "b@x", "c@x", "é@x"])
+    }
+
     @Test func badURLsAndServersAreTypedErrors() async throws {
         PostgresStore.register()
         let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model)

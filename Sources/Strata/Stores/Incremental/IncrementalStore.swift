@@ -182,7 +182,7 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
         of layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
         limit: Int, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)]? {
-        nil
+        try (self as? any PackageIncrementalStore)?.rows(ofEntity: layout, matching: predicate, sortedBy: sort, offset: offset, limit: limit, in: snapshot)
     }
 
     /// A dictionary fetch's groups of one entity's objects (not its subentities') that match

@@ -29,6 +29,15 @@ package protocol PackageIncrementalStore: IncrementalStore {
     /// reads. Called on the reading context's thread.
     func row(forObject id: ManagedObjectID, layout: EntityLayout, in snapshot: any IncrementalStoreSnapshot) throws -> Row?
 
+    /// The objects of one entity (not its subentities) that match `predicate` exactly, sorted
+    /// by `sort` (attribute name, ascending) with `offset` and `limit` (0: none) applied, when the
+    /// store can sort as the context does; `nil` when it cannot, and the context sorts and
+    /// windows what ``rows(ofEntity:matching:in:)`` gives. Called on the fetching context's thread.
+    func rows(
+        ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
+        limit: Int, in snapshot: any IncrementalStoreSnapshot
+    ) throws -> [(reference: Int64, row: Row)]?
+
     /// How many objects of one entity (not its subentities) match `predicate` in `snapshot`,
     /// counted by the store; `nil` when it cannot count exactly, and the context counts what a
     /// fetch returns. Called on the counting context's thread.
