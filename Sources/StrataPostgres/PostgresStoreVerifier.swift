@@ -12,6 +12,8 @@ package struct PostgresStoreVerifier {
     package let url: URL
     package var model: ManagedObjectModel?
     package private(set) var objectCount = 0
+    /// How many objects of each entity the tables hold.
+    package private(set) var objectCounts: [String: Int] = [:]
     package var problems: [String] = []
 
     package init(url: URL) {
@@ -31,7 +33,8 @@ package struct PostgresStoreVerifier {
             }
             var check = Check(connection: connection, location: location, logger: logger, mapping: CoreDataSQLiteMapping(model: model))
             try check.run(modelChecksum: model.versionChecksum.base64EncodedString())
-            objectCount = check.objectCount
+            objectCounts = check.objectCounts
+            objectCount = check.objectCounts.values.reduce(0, +)
             return check.problems
         }
     }
@@ -41,7 +44,7 @@ package struct PostgresStoreVerifier {
         let location: PostgresLocation
         let logger: Logger
         let mapping: CoreDataSQLiteMapping
-        var objectCount = 0
+        var objectCounts: [String: Int] = [:]
         var problems: [String] = []
 
         func table(_ name: String) -> String { PostgresSQL.qualified(location.schema, name) }
@@ -88,7 +91,7 @@ package struct PostgresStoreVerifier {
             }
             for entity in mapping.entities.values.sorted(by: { $0.number < $1.number }) {
                 let number = [SQLiteValue.integer(Int64(entity.number))]
-                objectCount += Int(try integer("SELECT count(*) FROM \(table(entity.table)) WHERE \"Z_ENT\" = $1", number))
+                objectCounts[entity.layout.name] = Int(try integer("SELECT count(*) FROM \(table(entity.table)) WHERE \"Z_ENT\" = $1", number))
                 for toOne in entity.toOnes {
                     guard let destination = mapping.entities[toOne.destination] else { continue }
                     let key = quoted(toOne.column)

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-/// The `strata` commands on a `postgres://` URL: import, query, update, delete, dump, migrate and
-/// verify work on a PostgreSQL store as on a file; the commands that read files refuse it with a
-/// clear message.
+/// The `strata` commands on a `postgres://` URL: import, query, update, delete, dump, inspect,
+/// migrate and verify work on a PostgreSQL store as on a file; `history`, which reads files,
+/// refuses it with a clear message.
 @Suite(.enabled(if: ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"] != nil, "needs STRATA_POSTGRES_URL"))
 struct PostgresCommandsTests {
     /// A store URL with a schema of its own on the test server.
@@ -40,7 +40,14 @@ struct PostgresCommandsTests {
         #expect(dumped.status == 0 && dumped.output.split(separator: "\n").count == 2, "\(dumped.errors)")
 
         let inspect = try StrataTool.run("inspect", store)
-        #expect(inspect.status != 0 && inspect.errors.contains("strata inspect reads store files"))
+        #expect(inspect.status == 0, "\(inspect.errors)")
+        #expect(inspect.output.hasPrefix("Store \(store)\n  PostgreSQL (Core Data's tables), type PostgreSQL, UUID "), "\(inspect.output)")
+        #expect(inspect.output.contains("  objects: 2\n    Person 2\n  checks (strata verify): ok\n"), "\(inspect.output)")
+        let inspectJSON = try StrataTool.run("inspect", store, "--json")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(inspectJSON.output.utf8)) as? [String: Any])
+        #expect((report["objectCounts"] as? [String: Int]) == ["Person": 2])
+        let history = try StrataTool.run("history", store)
+        #expect(history.status != 0 && history.errors.contains("strata history reads store files"))
         let withPassword = try StrataTool.run("query", "postgres://app:hunter2@127.0.0.1:1/db", "--entity", "Person")
         #expect(withPassword.status != 0 && !withPassword.errors.contains("hunter2"), "\(withPassword.errors)")
     }
@@ -49,6 +56,10 @@ struct PostgresCommandsTests {
         let store = try Self.newStore()
         let imported = try StrataTool.run("import", store, "--model", MigrateCommandTests.libraryV1, "--from", "Migrations/library-v1.jsonl")
         #expect(imported.status == 0, "\(imported.errors)")
+        // Checked with the bundle's version that wrote it, not its current one.
+        let inspect = try StrataTool.run("inspect", store, "--model", MigrateCommandTests.library)
+        #expect(inspect.status == 0 && inspect.output.contains("  written by version 'Library' of Library\n"), "\(inspect.output)")
+        #expect(inspect.output.hasSuffix("  objects: 10\n    Author 3\n    Book 5\n    Note 1\n    Publisher 1\n  checks (strata verify): ok\n"))
         let backup = try StrataTool.run("migrate", store, "--model", MigrateCommandTests.library, "--backup", "/tmp/never")
         #expect(backup.status != 0 && backup.errors.contains("pg_dump"), "\(backup.errors)")
 

@@ -6,9 +6,9 @@ import Strata
 /// chunk's checksum holds; with `--model`, which version of the model wrote it.
 struct InspectStore: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "inspect", abstract: "Show a store file's format, metadata, contents and checksums.")
+        commandName: "inspect", abstract: "Show a store's format, metadata, contents and checksums (a file, or a postgres:// URL).")
 
-    @Argument(help: "A store file (binary or SQLite).")
+    @Argument(help: "A store file (binary or SQLite), or a postgres:// URL.")
     var store: String
 
     @Option(help: "A model (.xcdatamodel) or bundle (.xcdatamodeld): say which version wrote the store.")
@@ -19,7 +19,12 @@ struct InspectStore: ParsableCommand {
 
     func run() throws {
         let url = try StoreFileKind.url(store)
-        try StoreFileKind.requireFile(url, for: "inspect")
+        if StoreFileKind(of: url) == .postgres {
+            let report = try PostgresStoreReport(url: url, argument: store, modelPath: model)
+            try print(report, json: json)
+            if !report.isSound { throw ExitCode(1) }
+            return
+        }
         if StoreFileKind(of: url) == .sqlite {
             let report = try SQLiteStoreReport(url: url, modelPath: model)
             try print(report, json: json)

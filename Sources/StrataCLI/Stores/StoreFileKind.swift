@@ -46,7 +46,7 @@ enum StoreFileKind {
     /// Refuses a PostgreSQL store for a command that reads files only.
     static func requireFile(_ url: URL, for command: String) throws {
         guard !isPostgres(url) else {
-            throw CommandFailure("strata \(command) reads store files; for a PostgreSQL store use query, dump, import, update, delete, verify or migrate")
+            throw CommandFailure("strata \(command) reads store files; for a PostgreSQL store use query, dump, import, update, delete, inspect, verify or migrate")
         }
     }
 

@@ -21,36 +21,27 @@ struct SQLiteStoreReport: Encodable {
     /// `PRAGMA quick_check`: "ok", or SQLite's list of what is wrong.
     var quickCheck: [String]
     var writtenBy: String?
+    private let summary: StoreMetadataSummary
+
+    private enum CodingKeys: String, CodingKey {
+        case file, fileSize, storeType, storeUUID, journalMode, frameworkVersion, modelVersionHashes, modelVersionIdentifiers
+        case modelVersionHashesDigest, modelVersionChecksum, model, userMetadata, objectCounts, quickCheck, writtenBy
+    }
 
     init(url: URL, modelPath: String?) throws {
         let metadata = try SQLiteStore.metadataForPersistentStore(at: url)
         file = url.path
         fileSize = ((try? FileManager.default.attributesOfItem(atPath: url.path)[.size]) as? Int) ?? 0
-        storeType = metadata[PersistentStore.storeTypeKey]?.stringValue ?? "?"
-        storeUUID = metadata[PersistentStore.storeUUIDKey]?.stringValue ?? "?"
-        if case .dictionary(let hashes)? = metadata[PersistentStore.modelVersionHashesKey] {
-            modelVersionHashes = hashes.mapValues { value in
-                if case .data(let data) = value { return data.map { String(format: "%02x", $0) }.joined() }
-                return "\(value)"
-            }
-        } else {
-            modelVersionHashes = [:]
-        }
-        if case .array(let identifiers)? = metadata[PersistentStore.modelVersionIdentifiersKey] {
-            modelVersionIdentifiers = identifiers.compactMap(\.stringValue)
-        } else {
-            modelVersionIdentifiers = []
-        }
-        modelVersionHashesDigest = metadata[PersistentStore.modelVersionHashesDigestKey]?.stringValue
-        modelVersionChecksum = metadata[PersistentStore.modelVersionChecksumKey]?.stringValue
-        if case .integer(let version)? = metadata["NSPersistenceFrameworkVersion"] { frameworkVersion = "\(version)" }
-        let known: Set<String> = [
-            PersistentStore.storeTypeKey, PersistentStore.storeUUIDKey, PersistentStore.modelVersionHashesKey,
-            PersistentStore.modelVersionIdentifiersKey, PersistentStore.modelVersionHistoryKey, PersistentStore.modelVersionHashesDigestKey,
-            PersistentStore.modelVersionChecksumKey, PersistentStore.modelVersionHashesVersionKey, PersistentStore.modelCacheKey,
-            "NSPersistenceFrameworkVersion", "_NSAutoVacuumLevel",
-        ]
-        userMetadata = metadata.filter { !known.contains($0.key) }.mapValues(MetadataText.init)
+        let summary = StoreMetadataSummary(metadata)
+        self.summary = summary
+        storeType = summary.storeType
+        storeUUID = summary.storeUUID
+        frameworkVersion = summary.frameworkVersion
+        modelVersionHashes = summary.modelVersionHashes
+        modelVersionIdentifiers = summary.modelVersionIdentifiers
+        modelVersionHashesDigest = summary.modelVersionHashesDigest
+        modelVersionChecksum = summary.modelVersionChecksum
+        userMetadata = summary.userMetadata
 
         let connection = try SQLiteInspection(url: url)
         journalMode = try connection.text("PRAGMA journal_mode") ?? "?"
@@ -79,23 +70,8 @@ struct SQLiteStoreReport: Encodable {
                 + (frameworkVersion.map { ", written by Core Data framework \($0)" } ?? ""),
         ]
         if let writtenBy { lines.append("  written by \(writtenBy)") }
-        if !modelVersionIdentifiers.isEmpty { lines.append("  model version identifiers: \(modelVersionIdentifiers.joined(separator: ", "))") }
-        lines.append("  model version hashes (Core Data's):")
-        for (entity, hash) in modelVersionHashes.sorted(by: { $0.key < $1.key }) {
-            lines.append("    \(entity) \(hash)")
-        }
-        if let modelVersionChecksum { lines.append("  model version checksum: \(modelVersionChecksum)") }
-        if let modelVersionHashesDigest { lines.append("  model version hashes digest: \(modelVersionHashesDigest)") }
-        lines.append("  model: \(model)")
-        for (key, value) in userMetadata.sorted(by: { $0.key < $1.key }) {
-            lines.append("  metadata \(key) = \(value.text)")
-        }
-        if !objectCounts.isEmpty {
-            lines.append("  objects: \(objectCounts.values.reduce(0, +))")
-            for (entity, count) in objectCounts.sorted(by: { $0.key < $1.key }) {
-                lines.append("    \(entity) \(count)")
-            }
-        }
+        lines += summary.lines(model: model)
+        lines += StoreMetadataSummary.lines(objectCounts: objectCounts)
         lines.append(isSound ? "  SQLite quick check: ok" : "  SQLite quick check found problems:")
         if !isSound { lines += quickCheck.prefix(20).map { "    \($0)" } }
         return lines.joined(separator: "\n") + "\n"
