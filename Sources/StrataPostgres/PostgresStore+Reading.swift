@@ -219,14 +219,13 @@ extension PostgresStore {
                     + "ORDER BY r.\(order.map(PostgresSQL.quoted) ?? "\"Z_PK\"")"
                 for key in selected { columns.append("ARRAY(SELECT r.\(key)::bigint \(from))") }
             case .joinTable(let join, let own, let other, let order, _, let destination):
+                // Joined with the destination, so that a link to an object another server deleted
+                // (a save that linked it while the delete committed) reads as no link, as a fetch
+                // through Core Data's join tables does; keys and entity numbers stay aligned.
                 let (own, other) = (PostgresSQL.quoted(own), PostgresSQL.quoted(other))
-                let sorted = "ORDER BY j.\(order.map(PostgresSQL.quoted) ?? other)"
-                columns.append("ARRAY(SELECT j.\(other) FROM \(schema.table(join)) j WHERE j.\(own) = t.\"Z_PK\" \(sorted))")
-                if selected.count > 1 {
-                    columns.append(
-                        "ARRAY(SELECT d.\"Z_ENT\"::bigint FROM \(schema.table(join)) j JOIN \(schema.table(destination)) d ON d.\"Z_PK\" = j.\(other) "
-                            + "WHERE j.\(own) = t.\"Z_PK\" \(sorted))")
-                }
+                let from = "FROM \(schema.table(join)) j JOIN \(schema.table(destination)) d ON d.\"Z_PK\" = j.\(other) WHERE j.\(own) = t.\"Z_PK\" "
+                    + "ORDER BY j.\(order.map(PostgresSQL.quoted) ?? other)"
+                for key in selected { columns.append("ARRAY(SELECT d.\(key)::bigint \(from))") }
             }
         }
         return "SELECT \(columns.joined(separator: ", ")) FROM \(schema.table(table.table)) t WHERE t.\"Z_ENT\" = $1 AND (\(condition))"

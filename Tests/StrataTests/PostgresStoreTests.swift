@@ -227,6 +227,47 @@ struct PostgresStoreTests {
         #expect(byEmail == ["A@x", "B@x", "a@x", "b@x", "c@x", "é@x"])
     }
 
+    /// A join-table link to an object no longer stored (a save linked it while another server's
+    /// delete of it committed: there are no foreign keys) reads as no link, as Core Data's joins
+    /// read it; the stress suites met one under ThreadSanitizer.
+    @Test func aLinkToAnObjectNoLongerStoredReadsAsNoLink() async throws {
+        let model = try ManagedObjectModel {
+            EntityDescription("Tag") {
+                AttributeDescription("name", .string)
+                RelationshipDescription("items", toMany: "Item", inverse: "tags")
+            }
+            EntityDescription("Item") {
+                AttributeDescription("name", .string)
+                RelationshipDescription("tags", toMany: "Tag", inverse: "items")
+            }
+        }
+        let url = try await PostgresTestServer.newStoreURL()
+        let coordinator = try await Self.server(url, model: model)
+        let tag = try await backgroundContext(coordinator).perform { context in
+            let item = try context.insertNewObject(forEntityName: "Item")
+            try item.setValue("kept", forKey: "name")
+            let tag = try context.insertNewObject(forEntityName: "Tag")
+            try tag.setValue("t", forKey: "name")
+            try tag.setValue(Set([item]), forKey: "items")
+            try context.save()
+            return tag.objectID
+        }
+        let mapping = CoreDataSQLiteMapping(model: model)
+        let toMany = try #require(mapping.entities["Tag"]?.toManys.first)
+        guard case .joinTable(let join, let own, let other, _, _, _) = toMany.storage else {
+            Issue.record("a many-to-many has a join table")
+            return
+        }
+        let schema = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "schema" }?.value)
+        try await PostgresTestServer.execute(
+            "INSERT INTO \"\(schema)\".\"\(join)\" (\"\(own)\", \"\(other)\") VALUES (\(tag.referenceNumber ?? 0), 999)")
+        let names = try await backgroundContext(coordinator).perform { context in
+            let items = try #require(try context.existingObject(with: tag).value(forKey: "items") as? Set<ManagedObject>)
+            return try items.map { try $0.value(forKey: "name") as? String ?? "" }
+        }
+        #expect(names == ["kept"])
+    }
+
     @Test func badURLsAndServersAreTypedErrors() async throws {
         PostgresStore.register()
         let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model)

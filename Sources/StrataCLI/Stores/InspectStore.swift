@@ -2,8 +2,9 @@ import ArgumentParser
 import Foundation
 import Strata
 
-/// `strata inspect STORE`: what a store file holds, read without a model, and whether each
-/// chunk's checksum holds; with `--model`, which version of the model wrote it.
+/// `strata inspect STORE`: what a store holds, read without a model, and whether it is sound (a
+/// binary file's chunk checksums, SQLite's quick check, a PostgreSQL store's `verify` checks);
+/// with `--model`, which version of the model wrote it.
 struct InspectStore: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect", abstract: "Show a store's format, metadata, contents and checksums (a file, or a postgres:// URL).")
