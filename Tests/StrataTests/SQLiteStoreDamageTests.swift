@@ -162,6 +162,22 @@ import Testing
 
     /// A save that meets another connection's lock waits for the timeout, then fails with
     /// `.storeInUse` and keeps the context's changes; once the lock is gone the save goes through.
+    /// A to-many target whose row names an entity outside the relationship's destination (a
+    /// damaged `Z_ENT`) is a typed error, as for a to-one, never an object of another class among
+    /// the targets (which trapped the reader: `FuzzTests.theSQLiteStoreNeverTraps` met it in CI).
+    @Test func aToManyTargetOfAnotherEntityIsATypedError() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = try await Self.savedStore(in: directory)
+        let mapping = CoreDataSQLiteMapping(model: try libraryModel())
+        let chapter = try #require(mapping.entities["Chapter"])
+        let passport = try #require(mapping.entities["Passport"])
+        let connection = try SQLiteConnection(url: url, readOnly: false, create: false, busyTimeout: .seconds(1))
+        try connection.execute("UPDATE \(chapter.table) SET Z_ENT = \(passport.number) WHERE Z_PK = 1")
+        try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        #expect(try await !Self.readsBack(url))
+    }
+
     @Test func aLockHeldPastTheTimeoutIsATypedErrorAndLosesNothing() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -39,6 +39,8 @@ package struct CoreDataSQLiteMapping: Sendable {
         package let slot: Int
         package let storage: ToMany
         package let destination: String
+        /// The entity numbers a target may have: the destination's and its subentities'.
+        package let destinationNumbers: ClosedRange<Int>
     }
 
     package struct Entity: Sendable {
@@ -165,6 +167,7 @@ package struct CoreDataSQLiteMapping: Sendable {
             for (slot, relationship) in layout.relationships.enumerated() where !relationship.isTransient {
                 let owner = declaring(relationship.name, from: layout.name)
                 guard let destination = numbers[relationship.destinationEntityName] else { continue }
+                let destinationNumbers = destination.number...(destination.number + max(0, hierarchySize(relationship.destinationEntityName) - 1))
                 if !relationship.isToMany {
                     guard let key = column(in: own.table, where: { $0 == .foreignKey(entity: owner, relationship: relationship.name) })
                     else { continue }
@@ -174,7 +177,7 @@ package struct CoreDataSQLiteMapping: Sendable {
                             entityColumn: column(in: own.table, where: { $0 == .foreignEntity(entity: owner, relationship: relationship.name) }),
                             orderColumn: column(in: own.table, where: { $0 == .foreignOrder(entity: owner, relationship: relationship.name) }),
                             destination: relationship.destinationEntityName, destinationTable: destination.table,
-                            destinationNumbers: destination.number...(destination.number + max(0, hierarchySize(relationship.destinationEntityName) - 1))))
+                            destinationNumbers: destinationNumbers))
                     continue
                 }
                 guard let inverseName = relationship.inverseName,
@@ -192,7 +195,7 @@ package struct CoreDataSQLiteMapping: Sendable {
                     toManys.append(
                         ToManySlot(
                             slot: slot, storage: .inverseForeignKey(table: destination.table, column: key, orderColumn: order),
-                            destination: relationship.destinationEntityName))
+                            destination: relationship.destinationEntityName, destinationNumbers: destinationNumbers))
                     continue
                 }
                 let mine = "\(owner).\(relationship.name)"
@@ -214,7 +217,7 @@ package struct CoreDataSQLiteMapping: Sendable {
                             orderColumn: relationship.isOrdered ? position(of: otherColumn) : nil,
                             otherOrderColumn: inverse.isOrdered ? position(of: ownColumn) : nil,
                             destinationTable: destination.table),
-                        destination: relationship.destinationEntityName))
+                        destination: relationship.destinationEntityName, destinationNumbers: destinationNumbers))
             }
             entities[layout.name] = Entity(
                 layout: layout, number: own.number, table: own.table, attributes: attributes, toOnes: toOnes, toManys: toManys)

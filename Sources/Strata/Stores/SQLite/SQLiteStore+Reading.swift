@@ -199,7 +199,7 @@ extension SQLiteStore {
                 + (order.map { " ORDER BY j.\($0), t.Z_PK" } ?? "")
         }
         try connection.statement(sql).forEachRow([.integer(reference)]) { statement in
-            targets.append(target(statement, keyColumn: 0, toMany: toMany, spaces: spaces))
+            targets.append(try target(statement, keyColumn: 0, toMany: toMany, spaces: spaces))
         }
         return targets
     }
@@ -208,7 +208,7 @@ extension SQLiteStore {
     /// each owner's targets in order.
     private func forEachLink(
         of toMany: CoreDataSQLiteMapping.ToManySlot, spaces: [Int: ObjectIDSpace], connection: SQLiteConnection,
-        _ body: (Int64, ManagedObjectID) -> Void
+        _ body: (Int64, ManagedObjectID) throws -> Void
     ) throws {
         let sql: String
         switch toMany.storage {
@@ -219,15 +219,25 @@ extension SQLiteStore {
                 + (order.map { ", j.\($0)" } ?? "") + ", t.Z_PK"
         }
         try connection.statement(sql).forEachRow { statement in
-            body(statement.int64(0), target(statement, keyColumn: 1, toMany: toMany, spaces: spaces))
+            try body(statement.int64(0), try target(statement, keyColumn: 1, toMany: toMany, spaces: spaces))
         }
     }
 
     /// The object whose `Z_PK` is at `keyColumn` and `Z_ENT` right after it.
+    ///
+    /// - Throws: ``StoreError`` `.danglingReference` when the row is of an entity outside the
+    ///   relationship's destination (a damaged file), as for a to-one: an object of another class
+    ///   among the targets would trap whoever reads them as the destination's.
     private func target(
         _ statement: SQLiteStatement, keyColumn: Int32, toMany: CoreDataSQLiteMapping.ToManySlot, spaces: [Int: ObjectIDSpace]
-    ) -> ManagedObjectID {
-        guard let space = spaces[Int(statement.int64(keyColumn + 1))] else {
+    ) throws -> ManagedObjectID {
+        let number = Int(statement.int64(keyColumn + 1))
+        guard toMany.destinationNumbers.contains(number) else {
+            throw StoreError(
+                .danglingReference, file: fileURL,
+                "a \(toMany.destination) relationship holds p\(statement.int64(keyColumn)), a row of entity \(number): the file is damaged; restore it from a backup")
+        }
+        guard let space = spaces[number] else {
             return objectID(entity: toMany.destination, reference: statement.int64(keyColumn))
         }
         return ManagedObjectID(space: space, number: statement.int64(keyColumn))
