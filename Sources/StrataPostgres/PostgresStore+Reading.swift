@@ -233,7 +233,7 @@ extension PostgresStore {
 
     /// Whether a to-many's targets may be of several entities, whose numbers the read then needs.
     fileprivate func destinationHasSubentities(_ toMany: CoreDataSQLiteMapping.ToManySlot) -> Bool {
-        !(managedObjectModel.entity(named: toMany.destination)?.subentityNames.isEmpty ?? true)
+        toMany.destinationNumbers.count > 1
     }
 
     /// The ID of the object of `entity` with `reference`.

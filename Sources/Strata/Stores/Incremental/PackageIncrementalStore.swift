@@ -5,9 +5,10 @@ import Foundation
 /// `Strata` module cannot override (they are not `open`, because their types are not public).
 /// The PostgreSQL store (module `StrataPostgres`) conforms.
 ///
-/// Each instance hook is called where the same-named internal hook of ``IncrementalStore`` is: on
-/// the coordinator's queue. The static ones let migration on open and ``MigrationPlan`` migrate
-/// a store of the type in place, as they migrate binary and SQLite store files.
+/// Each instance hook is called where the internal hook of ``IncrementalStore`` it stands for is:
+/// on the coordinator's queue, or (the reads) on the reading context's thread. The static ones
+/// let migration on open and ``MigrationPlan`` migrate a store of the type in place, as they
+/// migrate binary and SQLite store files.
 package protocol PackageIncrementalStore: IncrementalStore {
     /// The store has been added and its metadata checked: create what a new store needs, and
     /// write metadata the coordinator brought up to date.
