@@ -60,6 +60,12 @@ extension PostgresConnection {
         try result(sql, PostgresSQL.bindings(values), logger: logger).rows
     }
 
+    /// Runs `sql` with `bindings` (values of other types than a column's: dates, arrays), and
+    /// returns every row.
+    func rows(_ sql: String, bindings: PostgresBindings, logger: Logger) throws -> [PostgresRow] {
+        try result(sql, bindings, logger: logger).rows
+    }
+
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     func transaction<T>(logger: Logger, _ body: () throws -> T) throws -> T {
         try run("BEGIN", logger: logger)

@@ -29,6 +29,19 @@ struct PostgresSchema {
         ]
     }
 
+    /// The statements that create persistent history's tables where they are missing
+    /// (``PostgresStore`` "+History"). `ZENTITY` is empty for an entity a migration removed.
+    var historyTables: [String] {
+        [
+            "CREATE TABLE IF NOT EXISTS \(table("ATRANSACTION")) (\"Z_PK\" bigint PRIMARY KEY, \"ZTIMESTAMP\" timestamptz NOT NULL, "
+                + "\"ZAUTHOR\" text, \"ZBUNDLEID\" text, \"ZCONTEXTNAME\" text, \"ZPROCESSID\" text)",
+            "CREATE INDEX IF NOT EXISTS \"ATRANSACTION_ZTIMESTAMP\" ON \(table("ATRANSACTION")) (\"ZTIMESTAMP\")",
+            "CREATE TABLE IF NOT EXISTS \(table("ACHANGE")) (\"Z_PK\" bigint PRIMARY KEY, \"ZTRANSACTIONID\" bigint NOT NULL, "
+                + "\"ZCHANGETYPE\" smallint NOT NULL, \"ZENTITY\" integer, \"ZENTITYPK\" bigint NOT NULL, \"ZCOLUMNS\" text[], \"ZTOMBSTONE\" jsonb)",
+            "CREATE INDEX IF NOT EXISTS \"ACHANGE_ZTRANSACTIONID\" ON \(table("ACHANGE")) (\"ZTRANSACTIONID\")",
+        ]
+    }
+
     /// The statements that create the model's tables and indexes where they are missing.
     func modelTables() throws -> [String] {
         var statements: [String] = []

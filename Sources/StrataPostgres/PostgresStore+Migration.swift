@@ -118,7 +118,10 @@ extension PostgresStore {
             destination.replaceMetadata(migrated)
 
             for statement in try destination.schema.modelTables() { try connection.run(statement, logger: logger) }
-            try connection.run("DELETE FROM \(table("Z_PRIMARYKEY"))", logger: logger)
+            // Persistent history's counter (16001) stays: its keys are never reused.
+            try connection.run(
+                "DELETE FROM \(table("Z_PRIMARYKEY")) WHERE \"Z_ENT\" < $1", [.integer(Int64(PostgresStore.historyChangeEntity.number))],
+                logger: logger)
             for entity in destination.schema.entityRows {
                 try connection.run(
                     "INSERT INTO \(table("Z_PRIMARYKEY")) (\"Z_ENT\", \"Z_NAME\", \"Z_SUPER\", \"Z_MAX\") VALUES ($1, $2, $3, 0)",
@@ -134,6 +137,7 @@ extension PostgresStore {
                     logger: logger)
             }
             try connection.run("DROP SCHEMA \(PostgresSQL.quoted(aside)) CASCADE", logger: logger)
+            try renumberHistory(from: sourceMapping, to: destination.mapping)
             metadata = migrated
             return report
         }
@@ -157,6 +161,34 @@ extension PostgresStore {
                 try connection.run(
                     "ALTER TABLE \(PostgresSQL.qualified(location.schema, name)) SET SCHEMA \(PostgresSQL.quoted(aside))", logger: logger)
             }
+        }
+
+        /// Persistent history names each changed object by its entity's number: it follows the
+        /// renumbering, and, as Core Data does when a migration removes an entity, history is cut
+        /// up to the last transaction that touched an object of an entity that does not carry
+        /// over. (Updates' changed-property names stay as they were written.)
+        private func renumberHistory(from source: CoreDataSQLiteMapping, to destination: CoreDataSQLiteMapping) throws {
+            guard try PostgresStore.hasHistoryTables(in: location.schema, connection, logger: logger) else { return }
+            let changes = PostgresSQL.qualified(location.schema, "ACHANGE")
+            var numbers: [(from: Int64, to: Int64)] = []
+            for (old, new) in step.mapping.entityRenames {
+                if let a = source.entities[old]?.number, let b = destination.entities[new]?.number { numbers.append((Int64(a), Int64(b))) }
+            }
+            var bindings = PostgresBindings()
+            bindings.append(numbers.map(\.from))
+            bindings.append(numbers.map(\.to))
+            _ = try connection.rows(
+                "UPDATE \(changes) SET \"ZENTITY\" = (SELECT m.b FROM unnest($1::bigint[], $2::bigint[]) AS m(a, b) WHERE m.a = \"ZENTITY\")",
+                bindings: bindings, logger: logger)
+            guard
+                let last = try connection.rows("SELECT max(\"ZTRANSACTIONID\") FROM \(changes) WHERE \"ZENTITY\" IS NULL", logger: logger)
+                    .first?.makeRandomAccess()[0].int64()
+            else { return }
+            try connection.run("DELETE FROM \(changes) WHERE \"ZTRANSACTIONID\" <= $1", [.integer(last)], logger: logger)
+            try connection.run(
+                "DELETE FROM \(PostgresSQL.qualified(location.schema, "ATRANSACTION")) WHERE \"Z_PK\" <= $1", [.integer(last)], logger: logger)
+            logger.warning(
+                "persistent history cut: an entity it names does not carry over", metadata: ["store": "\(location)", "through transaction": "\(last)"])
         }
 
         /// The old model's next reference number per hierarchy root, from `Z_PRIMARYKEY`.

@@ -11,7 +11,7 @@ extension PostgresStore {
     /// (the check then finds the clash on the next attempt, and reports it as a constraint conflict).
     static let retriedStates: Set<String> = ["40001", "40P01", "23505"]
 
-    func save(_ changes: SaveChangesRequest) throws -> [ManagedObjectID: Int64] {
+    package func save(_ changes: SaveChangesRequest, recording history: SaveHistory?) throws -> [ManagedObjectID: Int64] {
         guard !isReadOnly else {
             throw PersistenceError(
                 .storeNotFound, objectIDs: changes.insertedObjects.map(\.objectID) + changes.updatedObjects.map(\.objectID),
@@ -20,7 +20,7 @@ extension PostgresStore {
         var attempt = 1
         while true {
             do {
-                let (versions, change) = try withTransaction { connection in try write(changes, connection: connection) }
+                let (versions, change) = try withTransaction { connection in try write(changes, history: history, connection: connection) }
                 committed(change: change)
                 return versions
             } catch let error as PostgresStoreError where error.code == .server && Self.retriedStates.contains(error.sqlState ?? "") {
@@ -52,10 +52,13 @@ extension PostgresStore {
         }
     }
 
-    /// Writes one save in `connection`'s transaction; returns each object's new version and the
-    /// save's number.
-    private func write(_ changes: SaveChangesRequest, connection: PostgresConnection) throws -> ([ManagedObjectID: Int64], Int64) {
+    /// Writes one save in `connection`'s transaction, with its history when there is one;
+    /// returns each object's new version and the save's number.
+    private func write(
+        _ changes: SaveChangesRequest, history: SaveHistory?, connection: PostgresConnection
+    ) throws -> ([ManagedObjectID: Int64], Int64) {
         try lockSchemaForSave(connection)
+        let tombstones = history == nil ? [:] : try self.tombstones(of: changes.deletedObjects, connection: connection)
         var versions: [ManagedObjectID: Int64] = [:]
         var conflicts: [ManagedObjectID] = []
         var constraintConflicts: [ConstraintConflict] = []
@@ -135,13 +138,25 @@ extension PostgresStore {
         // migration (which this save waited for, if it was running) `Z_MODEL` differs: the save
         // rolls back whatever it wrote.
         guard
-            let change = try connection.rows(
-                "UPDATE \(schema.table("Z_METADATA")) SET \"Z_CHANGE\" = \"Z_CHANGE\" + 1 WHERE \"Z_MODEL\" = $1 RETURNING \"Z_CHANGE\"",
-                [.text(modelChecksum)], logger: logger
-            ).first?.makeRandomAccess()[0].int64()
+            let last = try connection.rows(
+                "UPDATE \(schema.table("Z_METADATA")) SET \"Z_CHANGE\" = \"Z_CHANGE\" + 1 WHERE \"Z_MODEL\" = $1 "
+                    + "RETURNING \"Z_CHANGE\", to_regclass($2) IS NOT NULL",
+                [.text(modelChecksum), .text(schema.table("ACHANGE"))], logger: logger
+            ).first?.makeRandomAccess(), let change = try last[0].int64()
         else {
             guard try connection.rows("SELECT 1 FROM \(schema.table("Z_METADATA"))", logger: logger).isEmpty else { throw Self.migratedElsewhere() }
             throw PostgresStoreError(.notAStore, "the store's metadata row is missing from \(location.schema).Z_METADATA")
+        }
+        if let history {
+            try recordHistory(history, of: changes, tombstones: tombstones, statements: &statements)
+            _ = try statements.waitForAll()
+        } else if try last[1].decode(Bool.self), !pool.isPinned {
+            // Another server turned history on after this one added the store: this save would go
+            // missing from it. (A migration's copy is no save of the app's, and records none.)
+            forceReadOnly(because: Self.historyWithoutTracking)
+            throw PersistenceError(
+                .storeNotFound, objectIDs: changes.insertedObjects.map(\.objectID) + changes.updatedObjects.map(\.objectID),
+                "the store \(identifier) is read-only: \(Self.historyWithoutTracking)")
         }
         try writeMetadataIfChanged(connection)
         try connection.run("SELECT pg_notify($1, $2)", [.text(changeChannel), .text("\(change) \(saverID)")], logger: logger)

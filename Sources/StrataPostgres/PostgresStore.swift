@@ -70,11 +70,6 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
         guard let url else {
             throw PostgresStoreError(.invalidURL, "a PostgreSQL store is added with its URL: postgres://user@host:port/database?schema=name")
         }
-        // Refused rather than ignored: an app that asks for history relies on reading it.
-        guard options[PersistentStoreOption.persistentHistoryTracking] as? Bool != true else {
-            throw PersistenceError(
-                .unsupportedRequest, "the PostgreSQL store does not record persistent history yet; add it without persistentHistoryTracking")
-        }
         let location = try PostgresLocation(url: url)
         let pool = PostgresConnectionPool(configuration: try location.configuration(), logger: Logger(label: "strata.postgres"))
         try self.init(coordinator: coordinator, configurationName: configurationName, url: url, options: options, location: location, pool: pool)
@@ -105,7 +100,9 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
     public override func execute(_ request: IncrementalStoreRequest, with snapshot: (any IncrementalStoreSnapshot)?) throws -> IncrementalStoreResult {
         switch request {
         case .fetch(let entity, let predicate): .nodes(try fetchNodes(of: entity, matching: predicate, with: snapshot))
-        case .save(let changes): .saved(versions: try save(changes))
+        // A save through the contract says nothing of who saved, nor what each update changed.
+        case .save(let changes):
+            .saved(versions: try save(changes, recording: tracksPersistentHistory ? SaveHistory(author: nil, contextName: nil, updatedProperties: [:]) : nil))
         }
     }
 
@@ -207,16 +204,17 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
         }
     }
 
-    /// Drops a store: its tables (every `Z…` table of its schema, which holds nothing else), then
-    /// the schema itself when it is left empty and is not `public`. Remove the store from every
-    /// coordinator first; a server that still has it open fails its next statement.
+    /// Drops a store: its tables (every `Z…` table of its schema, which holds nothing else, and
+    /// persistent history's), then the schema itself when it is left empty and is not `public`.
+    /// Remove the store from every coordinator first; a server that still has it open fails its
+    /// next statement.
     public static func destroyStore(at url: URL) throws {
         try withOneOffConnection(to: url) { connection, location, logger in
             try connection.transaction(logger: logger) {
                 let schema = [SQLiteValue.text(location.schema)]
                 guard try storedMetadata(connection, location, logger: logger) != nil else { throw PostgresStoreError(.notAStore, "\(location) holds no store") }
                 let tables = try connection.rows(
-                    "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename LIKE 'Z%'", schema, logger: logger)
+                    "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = $1 AND (tablename LIKE 'Z%' OR tablename IN ('ATRANSACTION', 'ACHANGE'))", schema, logger: logger)
                 for row in tables {
                     guard case .text(let name) = try row.makeRandomAccess()[0].value(as: .text) else { continue }
                     try connection.run("DROP TABLE \(PostgresSQL.qualified(location.schema, name)) CASCADE", logger: logger)
@@ -275,6 +273,7 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
                         + "ON CONFLICT (\"Z_ENT\") DO NOTHING",
                     [.integer(Int64(entity.number)), .text(entity.name), .integer(Int64(entity.superNumber))], logger: logger)
             }
+            try prepareHistory(connection)
             try writeMetadataIfChanged(connection)
         }
         let listener = PostgresChangeListener(

@@ -2,8 +2,7 @@ import Foundation
 import Testing
 
 /// The `strata` commands on a `postgres://` URL: import, query, update, delete, dump, inspect,
-/// migrate and verify work on a PostgreSQL store as on a file; `history`, which reads files,
-/// refuses it with a clear message.
+/// history, migrate and verify work on a PostgreSQL store as on a file.
 @Suite(.enabled(if: ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"] != nil, "needs STRATA_POSTGRES_URL"))
 struct PostgresCommandsTests {
     /// A store URL with a schema of its own on the test server.
@@ -46,8 +45,8 @@ struct PostgresCommandsTests {
         let inspectJSON = try StrataTool.run("inspect", store, "--json")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(inspectJSON.output.utf8)) as? [String: Any])
         #expect((report["objectCounts"] as? [String: Int]) == ["Person": 2])
-        let history = try StrataTool.run("history", store)
-        #expect(history.status != 0 && history.errors.contains("strata history reads store files"))
+        let noHistory = try StrataTool.run("history", store)
+        #expect(noHistory.status == 0 && noHistory.output == "no history\n", "\(noHistory.errors)")
         let withPassword = try StrataTool.run("query", "postgres://app:hunter2@127.0.0.1:1/db", "--entity", "Person")
         #expect(withPassword.status != 0 && !withPassword.errors.contains("hunter2"), "\(withPassword.errors)")
     }
@@ -72,5 +71,30 @@ struct PostgresCommandsTests {
         #expect(verify.status == 0 && verify.output == "\(store): sound (9 objects)\n", "\(verify.output) \(verify.errors)")
         let again = try StrataTool.run("migrate", store, "--model", MigrateCommandTests.library)
         #expect(again.output.contains("Nothing to do: the store is at 'Library 4'."), "\(again.errors)")
+    }
+
+    /// A store imported with `--history` records the import; a later import without it is
+    /// refused before anything is written; `strata history` lists what was recorded, and
+    /// `verify` finds the history tables no fault.
+    @Test func historyOfAPostgresStore() throws {
+        let store = try Self.newStore()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let people = directory.appendingPathComponent("people.jsonl")
+        try Data(#"{"entity": "Person", "id": "a", "values": {"firstName": "Ada", "lastName": "Lovelace", "phone": "555"}}"#.utf8).write(to: people)
+        let imported = try StrataTool.run("import", store, "--model", BatchCommandsTests.model, "--from", people.path, "--history")
+        #expect(imported.status == 0, "\(imported.errors)")
+        let refused = try StrataTool.run("import", store, "--model", BatchCommandsTests.model, "--from", people.path)
+        #expect(refused.status != 0 && refused.errors.contains("records persistent history"), "\(refused.errors)")
+
+        let history = try StrataTool.run("history", store, "--json")
+        let lines = history.output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(lines.count == 1, "\(history.output) \(history.errors)")
+        #expect(lines.first?["number"] as? Int == 1)
+        #expect((lines.first?["changes"] as? [[String: Any]])?.map { $0["type"] as? String } == ["insert"])
+        #expect(try StrataTool.run("history", store, "--after", "1").output == "no history after 1\n")
+        let verify = try StrataTool.run("verify", store)
+        #expect(verify.status == 0, "\(verify.output) \(verify.errors)")
     }
 }

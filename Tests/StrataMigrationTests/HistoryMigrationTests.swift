@@ -3,11 +3,11 @@ import Strata
 import StrataMigration
 import Testing
 
-/// A store's persistent history through a migration (the SQLite store's in place, the binary
-/// store's by rewriting): it follows the entities (and on SQLite their new numbers), is cut (as
-/// Core Data cuts it) when an entity it names goes, and keeps counting.
+/// A store's persistent history through a migration (the SQLite and PostgreSQL stores' in place,
+/// the binary store's by rewriting): it follows the entities (and on SQLite and PostgreSQL their
+/// new numbers), is cut (as Core Data cuts it) when an entity it names goes, and keeps counting.
 @Suite struct HistoryMigrationTests {
-    static let kinds = ["sqlite", "store"]
+    static let kinds = MigrationFixtures.storeKinds
 
     static let tracking: [String: any Sendable] = [PersistentStoreOption.persistentHistoryTracking: true]
 
@@ -64,7 +64,7 @@ import Testing
         return transactions
     }
 
-    static func type(of url: URL) -> StoreType { url.pathExtension == "sqlite" ? .sqlite : .binary }
+    static func type(of url: URL) -> StoreType { MigrationFixtures.storeType(of: url) }
 
     /// Two saves: a note alone, then a folder with a note.
     static func makeStore(at url: URL) async throws {
@@ -82,14 +82,14 @@ import Testing
 
     static func migrate(_ url: URL, to destination: ManagedObjectModel) async throws {
         let bundle = try ModelBundle(name: "Notes", versions: [("v1", try v1()), ("v2", destination)])
-        try await MigrationPlan(bundle: bundle).migrateStore(at: url)
+        try await MigrationPlan(bundle: bundle).migrateStore(at: url, type: type(of: url))
     }
 
     @Test(arguments: kinds)
     func historyFollowsRenumberedEntitiesAndKeepsCounting(_ kind: String) async throws {
         let directory = try MigrationFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Notes.\(kind)")
+        let url = try await MigrationFixtures.storeURL("Notes", kind, in: directory)
         try await Self.makeStore(at: url)
         let before = try await Self.history(url, model: try Self.v1())
         try await Self.migrate(url, to: try Self.withArchive())
@@ -112,7 +112,7 @@ import Testing
     func historyIsCutUpToTheLastTransactionOfAnEntityThatGoes(_ kind: String) async throws {
         let directory = try MigrationFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Notes.\(kind)")
+        let url = try await MigrationFixtures.storeURL("Notes", kind, in: directory)
         try await Self.makeStore(at: url)
         try await Self.save(url, model: try Self.v1()) { context in
             try context.insertNewObject(forEntityName: "Note").setValue("later", forKey: "title")

@@ -1,5 +1,7 @@
 import Foundation
 @testable import Strata
+import StrataPostgres
+import StrataTestSupport
 import Testing
 
 /// Persistent history on every store type: what saves record, reading it after a token or a
@@ -7,8 +9,14 @@ import Testing
 /// into a real store.
 @Suite struct PersistentHistoryTests {
     static let tracking: [String: any Sendable] = [PersistentStoreOption.persistentHistoryTracking: true]
-    static let kinds: [StoreType] = [.sqlite, .binary, .inMemory]
-    static let fileKinds: [StoreType] = [.sqlite, .binary]
+    static let kinds: [StoreType] = [.sqlite, .binary, .inMemory] + (PostgresTestServer.isAvailable ? [.postgreSQL] : [])
+    /// The stores that outlive their coordinator.
+    static let fileKinds: [StoreType] = [.sqlite, .binary] + (PostgresTestServer.isAvailable ? [.postgreSQL] : [])
+
+    /// A new store's URL: a file named `name` in `directory`, or a schema of its own on the test server.
+    static func storeURL(_ name: String, in directory: URL, _ type: StoreType) async throws -> URL {
+        type == .postgreSQL ? try await PostgresTestServer.newStoreURL() : directory.appendingPathComponent(name)
+    }
 
     /// A model whose `Note` keeps its title after deletion, with a to-one and a to-many.
     static func model() throws -> ManagedObjectModel {
@@ -76,7 +84,7 @@ import Testing
     func eachSaveRecordsATransactionWithItsChanges(_ type: StoreType) async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Notes.store")
+        let url = try await Self.storeURL("Notes.store", in: directory, type)
         let coordinator = try await Self.open(url, type)
         let (first, second) = try await Self.writeThreeSaves(coordinator)
 
@@ -159,7 +167,7 @@ import Testing
     func tokensSurviveRestartsAndExpireWhenTheirHistoryIsDeleted(_ type: StoreType) async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Notes.store")
+        let url = try await Self.storeURL("Notes.store", in: directory, type)
         var coordinator = try await Self.open(url, type)
         _ = try await Self.writeThreeSaves(coordinator)
         let all = try await coordinator.execute(.fetchHistory(after: nil as PersistentHistoryToken?)).transactions
@@ -204,8 +212,8 @@ import Testing
     func aTokenOfAnotherStoreIsRefused(_ type: StoreType) async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let one = try await Self.open(directory.appendingPathComponent("One.store"), type)
-        let other = try await Self.open(directory.appendingPathComponent("Other.store"), type)
+        let one = try await Self.open(Self.storeURL("One.store", in: directory, type), type)
+        let other = try await Self.open(Self.storeURL("Other.store", in: directory, type), type)
         _ = try await Self.writeThreeSaves(other)
         let foreign = try #require(try other.currentPersistentHistoryToken())
         await #expect {
@@ -220,7 +228,7 @@ import Testing
     func aStoreWithHistoryOpenedWithoutTrackingIsReadOnly(_ type: StoreType) async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Notes.store")
+        let url = try await Self.storeURL("Notes.store", in: directory, type)
         let tracked = try await Self.open(url, type)
         _ = try await Self.writeThreeSaves(tracked)
         try await tracked.removePersistentStore(tracked.persistentStores[0])

@@ -289,12 +289,6 @@ struct PostgresStoreTests {
             try await coordinator.addPersistentStore(type: .postgreSQL, at: URL(string: "postgres://app@127.0.0.1:1/db")!)
         }
         #expect(closed?.code == .unreachable)
-        // History is not recorded yet: asking for it is refused, not ignored.
-        let history = await #expect(throws: PersistenceError.self) {
-            try await coordinator.addPersistentStore(
-                type: .postgreSQL, at: try await PostgresTestServer.newStoreURL(), options: [PersistentStoreOption.persistentHistoryTracking: true])
-        }
-        #expect(history?.code == .unsupportedRequest)
         #expect(coordinator.persistentStores.isEmpty)
     }
 

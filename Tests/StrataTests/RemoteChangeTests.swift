@@ -1,5 +1,6 @@
 import Foundation
 @testable import Strata
+import StrataPostgres
 import StrataTestSupport
 import Testing
 
@@ -13,10 +14,18 @@ import Testing
         EntityDescription("Filler") { AttributeDescription("text", .string) }
     }
 
-    static func open(_ url: URL, history: Bool = true, remote: Bool = true) async throws -> PersistentStoreCoordinator {
+    /// The stores several coordinators share: a file, or a database.
+    static let sharedKinds: [StoreType] = [.sqlite] + (PostgresTestServer.isAvailable ? [.postgreSQL] : [])
+
+    /// A new shared store's URL: a file in `directory`, or a schema of its own on the test server.
+    static func sharedURL(_ type: StoreType, in directory: URL) async throws -> URL {
+        type == .postgreSQL ? try await PostgresTestServer.newStoreURL() : directory.appendingPathComponent("Shared.sqlite")
+    }
+
+    static func open(_ url: URL, _ type: StoreType = .sqlite, history: Bool = true, remote: Bool = true) async throws -> PersistentStoreCoordinator {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         try await coordinator.addPersistentStore(
-            type: .sqlite, at: url,
+            type: type, at: url,
             options: [PersistentStoreOption.persistentHistoryTracking: history, PersistentStoreOption.remoteChangeNotifications: remote])
         return coordinator
     }
@@ -47,13 +56,14 @@ import Testing
         }
     }
 
-    @Test func aCoordinatorHearsAnotherOnesCommitsAndContextsMergeThem() async throws {
+    @Test(arguments: sharedKinds)
+    func aCoordinatorHearsAnotherOnesCommitsAndContextsMergeThem(_ type: StoreType) async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Shared.sqlite")
-        let writer = try await Self.open(url)
+        let url = try await Self.sharedURL(type, in: directory)
+        let writer = try await Self.open(url, type)
         try await Self.setCounter(1, in: writer)
-        let reader = try await Self.open(url)
+        let reader = try await Self.open(url, type)
 
         let viewer = backgroundContext(reader)
         let counterID = try await viewer.perform { context in
@@ -93,13 +103,14 @@ import Testing
         #expect(await Self.next(changes, within: 1.5) == nil, "a coordinator's own save is no remote change")
     }
 
-    @Test func withoutHistoryAMergingContextRefreshesWhatItHolds() async throws {
+    @Test(arguments: sharedKinds)
+    func withoutHistoryAMergingContextRefreshesWhatItHolds(_ type: StoreType) async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Shared.sqlite")
-        let writer = try await Self.open(url, history: false, remote: false)
+        let url = try await Self.sharedURL(type, in: directory)
+        let writer = try await Self.open(url, type, history: false, remote: false)
         try await Self.setCounter(1, in: writer)
-        let reader = try await Self.open(url, history: false)
+        let reader = try await Self.open(url, type, history: false)
         let viewer = backgroundContext(reader)
         let counterID = try await viewer.perform { context in
             context.automaticallyMergesChangesFromParent = true
@@ -119,13 +130,14 @@ import Testing
     }
 
     /// Core Data's pattern by hand: history after the last token merged into a context.
-    @Test func historyTransactionsMergeIntoAContext() async throws {
+    @Test(arguments: sharedKinds)
+    func historyTransactionsMergeIntoAContext(_ type: StoreType) async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Shared.sqlite")
-        let writer = try await Self.open(url, remote: false)
+        let url = try await Self.sharedURL(type, in: directory)
+        let writer = try await Self.open(url, type, remote: false)
         try await Self.setCounter(1, in: writer)
-        let reader = try await Self.open(url, remote: false)
+        let reader = try await Self.open(url, type, remote: false)
         let context = backgroundContext(reader)
         let (counterID, token) = try await context.perform { context in
             let counter = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Counter")).first)

@@ -130,7 +130,7 @@ open class PersistentStore: @unchecked Sendable {
     }
 
     /// Makes the store refuse saves, for `reason`.
-    func forceReadOnly(because reason: String) {
+    package func forceReadOnly(because reason: String) {
         state.withLock { $0.readOnlyReason = reason }
     }
 

@@ -13,7 +13,7 @@ struct HistoryCommand: AsyncParsableCommand {
             --after to list only what came later.
             """)
 
-    @Argument(help: "A store file (binary or SQLite) that records persistent history.")
+    @Argument(help: "A store that records persistent history: a file (binary or SQLite), or a postgres:// URL.")
     var store: String
 
     @Option(help: "Only the transactions after this token (STORE-UUID:NUMBER, or NUMBER).")
@@ -27,7 +27,6 @@ struct HistoryCommand: AsyncParsableCommand {
 
     func run() async throws {
         let url = try StoreFileKind.url(store)
-        try StoreFileKind.requireFile(url, for: "history")
         let model = try StoreFileKind.model(for: url, given: model)
         let (coordinator, added) = try await StoreFileKind.openReadOnly(url, model: model, history: true)
         let token = try after.map { try Self.token($0, store: added.identifier) }

@@ -34,7 +34,7 @@ struct ImportStore: AsyncParsableCommand {
 
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         let url = try StoreFileKind.url(store)
-        if !history, !StoreFileKind.isPostgres(url), FileManager.default.fileExists(atPath: url.path), (try? StoreFileKind.recordsHistory(url)) == true {
+        if !history, StoreFileKind.isPostgres(url) || FileManager.default.fileExists(atPath: url.path), (try? StoreFileKind.recordsHistory(url)) == true {
             throw CommandFailure("\(store) records persistent history: import with --history, so that the import is recorded too; nothing was imported")
         }
         let options: [String: any Sendable] = history ? [PersistentStoreOption.persistentHistoryTracking: true] : [:]

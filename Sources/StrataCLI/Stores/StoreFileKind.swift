@@ -43,13 +43,6 @@ enum StoreFileKind {
         }
     }
 
-    /// Refuses a PostgreSQL store for a command that reads files only.
-    static func requireFile(_ url: URL, for command: String) throws {
-        guard !isPostgres(url) else {
-            throw CommandFailure("strata \(command) reads store files; for a PostgreSQL store use query, dump, import, update, delete, inspect, verify or migrate")
-        }
-    }
-
     /// The model to open the store at `url` with: the one `path` names (its current version),
     /// else the one the store carries.
     static func model(for url: URL, given path: String?) throws -> ManagedObjectModel {
@@ -76,7 +69,7 @@ enum StoreFileKind {
         switch StoreFileKind(of: url) {
         case .binary: try BinaryStore.recordsPersistentHistory(at: url)
         case .sqlite: try SQLiteStore.recordsPersistentHistory(at: url)
-        case .postgres: false  // the PostgreSQL store records no history yet
+        case .postgres: try PostgresStore.recordsPersistentHistory(at: url)
         }
     }
 

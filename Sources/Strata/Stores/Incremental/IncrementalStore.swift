@@ -202,7 +202,8 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
     }
 
     // Persistent history is the store's to record in its own transaction: a store of your own
-    // has none (the SQLite store overrides these).
+    // has none (the SQLite store overrides these; a store of this package answers through
+    // ``PackageIncrementalStore``).
 
     override func didRemove() {
         (self as? any PackageIncrementalStore)?.storeWasRemoved()
@@ -211,21 +212,32 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
     override func historyTransactions(
         after position: PersistentHistoryChangeRequest.Position, authors: PersistentHistoryChangeRequest.AuthorFilter
     ) throws -> [PersistentHistoryTransaction] {
-        throw PersistenceError(.unsupportedRequest, "\(Self.self) does not record persistent history")
+        try historyRecorder().recordedHistory(after: position, authors: authors)
     }
 
     override func deleteHistory(before position: PersistentHistoryChangeRequest.Position) throws -> Int {
-        throw PersistenceError(.unsupportedRequest, "\(Self.self) does not record persistent history")
+        try historyRecorder().removeHistory(before: position)
     }
 
     override func historyBounds() throws -> (last: Int64, firstKept: Int64) {
-        throw PersistenceError(.unsupportedRequest, "\(Self.self) does not record persistent history")
+        try historyRecorder().recordedHistoryBounds()
+    }
+
+    private func historyRecorder() throws -> any PackageIncrementalStore {
+        guard let store = self as? any PackageIncrementalStore else {
+            throw PersistenceError(.unsupportedRequest, "\(Self.self) does not record persistent history")
+        }
+        return store
     }
 
     /// Commits a save's changes; returns each saved object's new version.
     func commit(_ changes: ChangeSet) throws -> [ManagedObjectID: Int64] {
         let request = SaveChangesRequest(
             insertedObjects: nodes(changes.inserted), updatedObjects: nodes(changes.updated), deletedObjects: changes.deleted)
+        if let store = self as? any PackageIncrementalStore {
+            let history = tracksPersistentHistory ? try SaveHistory(changes, store: store, model: managedObjectModel) : nil
+            return try store.save(request, recording: history)
+        }
         guard case .saved(let versions) = try execute(.save(request), with: nil) else {
             throw PersistenceError(.unknownStoreType, "\(Self.self) answered a save with a fetch's result")
         }

@@ -44,6 +44,23 @@ package protocol PackageIncrementalStore: IncrementalStore {
     /// fetch returns. Called on the counting context's thread.
     func count(ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws -> Int?
 
+    /// Commits a save, as ``IncrementalStore/execute(_:with:)`` does a save request; with
+    /// `history` (the store tracks persistent history), records it as one transaction of
+    /// persistent history in the same transaction of the store.
+    func save(_ request: SaveChangesRequest, recording history: SaveHistory?) throws -> [ManagedObjectID: Int64]
+
+    /// The transactions of persistent history after `position` (oldest first) whose author
+    /// `authors` lets through: what ``PersistentStoreCoordinator/execute(_:)-(PersistentHistoryChangeRequest)`` reads.
+    func recordedHistory(after position: PersistentHistoryChangeRequest.Position, authors: PersistentHistoryChangeRequest.AuthorFilter) throws
+        -> [PersistentHistoryTransaction]
+
+    /// Deletes the transactions before `position` (every one for a `nil` token); returns how many.
+    func removeHistory(before position: PersistentHistoryChangeRequest.Position) throws -> Int
+
+    /// The number of the last transaction ever recorded (0 for none), and of the first one the
+    /// history still holds (`last + 1` when it holds none): a token below it has expired.
+    func recordedHistoryBounds() throws -> (last: Int64, firstKept: Int64)
+
     /// The metadata of the store at `url`, or `nil` when there is no store there yet.
     static func existingMetadata(at url: URL) throws -> [String: MetadataValue]?
 
