@@ -178,6 +178,9 @@ extension PostgresStore {
                 let key = try cells[cell].int64()
                 let number = try cells[cell + 1].int64()
                 cell += 2
+                if let number, key != nil, !toOne.destinationNumbers.contains(Int(number)) {
+                    throw damaged(reference, table.layout.relationships[toOne.slot].name, number)
+                }
                 let space = number.flatMap { spaces[Int($0)] } ?? toOneSpaces[index]
                 row.relationships[toOne.slot] = .toOne(key.map { ManagedObjectID(space: space, number: $0) })
             }
@@ -186,8 +189,12 @@ extension PostgresStore {
                 cell += 1
                 var entities: [Int64]?
                 if toManyHasEntities[index] {
-                    entities = try cells[cell].int64Array()
+                    let numbers = try cells[cell].int64Array()
                     cell += 1
+                    if let outside = numbers.first(where: { !toMany.destinationNumbers.contains(Int($0)) }) {
+                        throw damaged(reference, table.layout.relationships[toMany.slot].name, outside)
+                    }
+                    entities = numbers
                 }
                 var targets = OrderedSet<ManagedObjectID>()
                 targets.reserveCapacity(keys.count)
@@ -198,6 +205,15 @@ extension PostgresStore {
                 row.relationships[toMany.slot] = .toMany(targets)
             }
             return (reference, row)
+        }
+
+        /// A relationship's target of an entity outside its destination: a typed accessor would
+        /// trap on it, so the read fails instead.
+        private func damaged(_ reference: Int64, _ relationship: String, _ number: Int64) -> PostgresStoreError {
+            PostgresStoreError(
+                .damagedRow,
+                "\(table.layout.name) \(reference): \(relationship) names an object of entity number \(number), "
+                    + "which is not its destination's; the row was not written by a store of this model")
         }
     }
 

@@ -1,14 +1,15 @@
 import Foundation
 
 /// Why the PostgreSQL store could not do what it was asked: a bad store URL, a server that is
-/// out of reach or went away, an error the server reported, or a schema that is not a store's.
+/// out of reach or went away, an error the server reported, a schema that is not a store's, or
+/// a row no store wrote.
 ///
 /// Messages never carry a password (the store takes it from the environment only).
 public struct PostgresStoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What kind of failure.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
-            case invalidURL, unreachable, server, notAStore, retriesExhausted
+            case invalidURL, unreachable, server, notAStore, retriesExhausted, damagedRow
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -24,6 +25,9 @@ public struct PostgresStoreError: Error, Hashable, Sendable, CustomStringConvert
         public static let notAStore = Code(.notAStore)
         /// A save met serialization failures or deadlocks more times than it retries.
         public static let retriesExhausted = Code(.retriesExhausted)
+        /// A row breaks the store's own rules (a relationship to an object of an entity outside
+        /// its destination): something other than a store wrote it. The read fails, nothing else.
+        public static let damagedRow = Code(.damagedRow)
 
         public var description: String { base.rawValue }
     }

@@ -304,4 +304,58 @@ struct PostgresStoreTests {
         let tables = try await PostgresTestServer.rows("SELECT tablename FROM pg_tables WHERE schemaname = '\(schema)'")
         #expect(tables.map { $0.first ?? nil } == ["orders"], "nothing was added beside the table that was there")
     }
+
+    /// A row that names an object of an entity outside a relationship's destination (written by
+    /// hand, or damaged) fails the read with a typed error: a typed accessor would trap on it.
+    @Test func aTargetOfAnEntityOutsideTheDestinationIsATypedError() async throws {
+        let model = try ManagedObjectModel {
+            EntityDescription("Animal") {
+                AttributeDescription("name", .string)
+                RelationshipDescription("owner", toOne: "Person", inverse: "pets")
+            }
+            EntityDescription("Dog", superentity: "Animal")
+            EntityDescription("Car") { AttributeDescription("plate", .string) }
+            EntityDescription("Person") {
+                RelationshipDescription("favorite", toOne: "Animal", inverse: nil, optional: true)
+                RelationshipDescription("pets", toMany: "Animal", inverse: "owner")
+            }
+        }
+        let url = try await PostgresTestServer.newStoreURL()
+        defer { Task { try? await PostgresTestServer.dropSchema(of: url) } }
+        let schema = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "schema" }?.value)
+        let coordinator = try await Self.server(url, model: model, remote: false)
+        try await backgroundContext(coordinator).perform { context in
+            let person = try context.insertNewObject(forEntityName: "Person")
+            let dog = try context.insertNewObject(forEntityName: "Dog")
+            try dog.setValue("Rex", forKey: "name")
+            try dog.setValue(person, forKey: "owner")
+            try person.setValue(dog, forKey: "favorite")
+            try context.insertNewObject(forEntityName: "Car").setValue("B-1", forKey: "plate")
+            try context.save()
+        }
+        func readPeople() async throws {
+            let reader = try await Self.server(url, model: model, remote: false)
+            try await backgroundContext(reader).perform { context in
+                for person in try context.fetch(FetchRequest<ManagedObject>(entityName: "Person")) {
+                    _ = try person.value(forKey: "favorite")
+                    _ = try person.value(forKey: "pets")
+                }
+            }
+        }
+        try await readPeople()
+        let car = try #require(try await PostgresTestServer.rows("SELECT \"Z_ENT\"::text FROM \"\(schema)\".\"Z_PRIMARYKEY\" WHERE \"Z_NAME\" = 'Car'").first?[0])
+        let column = try #require(
+            try await PostgresTestServer.rows(
+                "SELECT column_name FROM information_schema.columns WHERE table_schema = '\(schema)' AND table_name = 'ZPERSON' AND column_name LIKE 'Z%\\_FAVORITE'"
+            ).first?[0])
+        try await PostgresTestServer.execute("UPDATE \"\(schema)\".\"ZPERSON\" SET \"\(column)\" = \(car)")
+        let toOne = await #expect(throws: PostgresStoreError.self) { try await readPeople() }
+        #expect(toOne?.code == .damagedRow)
+
+        try await PostgresTestServer.execute("UPDATE \"\(schema)\".\"ZPERSON\" SET \"\(column)\" = NULL, \"ZFAVORITE\" = NULL")
+        try await readPeople()
+        try await PostgresTestServer.execute("UPDATE \"\(schema)\".\"ZANIMAL\" SET \"Z_ENT\" = \(car)")
+        let toMany = await #expect(throws: PostgresStoreError.self) { try await readPeople() }
+        #expect(toMany?.code == .damagedRow)
+    }
 }
