@@ -266,8 +266,14 @@ extension PostgresStore {
                         "UPDATE \(schema.table(destination)) SET \(PostgresSQL.quoted(order)) = $1 WHERE \"Z_PK\" = $2",
                         [.integer(orderKey(position)), .integer(key)])
                 }
-            case .joinTable(let join, let ownName, let otherName, let order, _, _):
+            case .joinTable(let join, let ownName, let otherName, let order, _, let destination):
                 let (own, other) = (PostgresSQL.quoted(ownName), PostgresSQL.quoted(otherName))
+                // A link is written only while its target is stored, and keeps it stored until this
+                // save commits (a key-share lock, what a foreign key takes): another server's delete
+                // of the target waits, then removes the link with the target's other links; a
+                // target already deleted gets no link, which reads as none either way. No link
+                // ever outlives its target.
+                let target = "SELECT 1 FROM \(schema.table(destination)) WHERE \"Z_PK\" = $2 FOR KEY SHARE"
                 let keys = targets.compactMap(\.referenceNumber)
                 var bindings = PostgresBindings()
                 bindings.append(reference)
@@ -277,12 +283,12 @@ extension PostgresStore {
                     if let order {
                         let orderColumn = PostgresSQL.quoted(order)
                         try statements.send(
-                            "INSERT INTO \(schema.table(join)) (\(own), \(other), \(orderColumn)) VALUES ($1, $2, $3) "
+                            "INSERT INTO \(schema.table(join)) (\(own), \(other), \(orderColumn)) SELECT $1, $2, $3 WHERE EXISTS (\(target)) "
                                 + "ON CONFLICT (\(own), \(other)) DO UPDATE SET \(orderColumn) = excluded.\(orderColumn)",
                             [.integer(reference), .integer(key), .integer(orderKey(position))])
                     } else {
                         try statements.send(
-                            "INSERT INTO \(schema.table(join)) (\(own), \(other)) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+                            "INSERT INTO \(schema.table(join)) (\(own), \(other)) SELECT $1, $2 WHERE EXISTS (\(target)) ON CONFLICT DO NOTHING",
                             [.integer(reference), .integer(key)])
                     }
                 }

@@ -266,6 +266,26 @@ struct PostgresStoreTests {
             return try items.map { try $0.value(forKey: "name") as? String ?? "" }
         }
         #expect(names == ["kept"])
+
+        // A save that links the deleted object (through the store's contract, as a save racing
+        // the delete would) writes no link to it: none outlives its target.
+        let store = try #require(coordinator.persistentStores.first as? PostgresStore)
+        let item = try await backgroundContext(coordinator).perform { context in
+            try #require(try context.existingObject(with: tag).value(forKey: "items") as? Set<ManagedObject>).first?.objectID
+        }
+        let kept = try #require(item)
+        let gone = store.newObjectID(for: try #require(model.entitiesByName["Item"]), referenceObject: Int64(998))
+        let late = try #require(try store.obtainPermanentIDs(for: [ManagedObjectID.temporary(in: .make(store: nil, entityName: "Tag"))]).first)
+        _ = try store.execute(
+            .save(
+                SaveChangesRequest(
+                    insertedObjects: [
+                        IncrementalStoreNode(
+                            objectID: late, attributeValues: ["name": .string("late")], relatedObjectIDs: ["items": [kept, gone]], version: 0)
+                    ], updatedObjects: [], deletedObjects: [:])), with: nil)
+        let links = try await PostgresTestServer.rows(
+            "SELECT \"\(other)\"::text FROM \"\(schema)\".\"\(join)\" WHERE \"\(own)\" = \(late.referenceNumber ?? 0)")
+        #expect(links.map { $0[0] } == ["\(kept.referenceNumber ?? 0)"], "the link to the stored item, none to the missing one")
     }
 
     @Test func badURLsAndServersAreTypedErrors() async throws {
