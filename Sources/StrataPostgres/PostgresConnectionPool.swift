@@ -20,6 +20,9 @@ final class PostgresConnectionPool: Sendable {
     private let idle = ThreadLocked<[PostgresConnection]>([])
     private let keep: Int
     private let nextID = ThreadLocked(0)
+    /// The statements prepared on each connection, by SQL. An entry holds its connection, so
+    /// that no new connection takes its identifier while the entry lives.
+    private let prepared = ThreadLocked<[ObjectIdentifier: (connection: PostgresConnection, statements: [String: PreparedQuery])]>([:])
 
     init(configuration: PostgresConnection.Configuration, logger: Logger, keep: Int = 4) {
         source = .server(configuration)
@@ -63,6 +66,38 @@ final class PostgresConnectionPool: Sendable {
         } catch {
             throw PostgresSQL.storeError(error, doing: "cannot connect to the server")
         }
+    }
+
+    /// The most statements prepared on one connection: fetches by predicates of many shapes
+    /// (`IN` lists of every length) run unprepared beyond it, rather than fill the server's memory.
+    static let preparedPerConnection = 256
+
+    /// `sql` prepared on `connection`: parsed by the server once per connection, and planned
+    /// once it has run a few times, where a statement sent with its text is parsed and planned
+    /// at every run. Its parameters take the types the server infers (cast them in the SQL:
+    /// ``PostgresSQL/typedPlaceholders(_:_:)``). `nil` on a pinned pool (a migration's, whose
+    /// transaction changes tables under its statements), and on a connection that has prepared
+    /// ``preparedPerConnection`` statements.
+    func prepared(_ sql: String, on connection: PostgresConnection) throws -> PreparedQuery? {
+        guard !isPinned else { return nil }
+        let key = ObjectIdentifier(connection)
+        let known = prepared.withLock { prepared -> (statement: PreparedQuery?, count: Int) in
+            (prepared[key]?.statements[sql], prepared[key]?.statements.count ?? 0)
+        }
+        if let statement = known.statement { return statement }
+        guard known.count < Self.preparedPerConnection else { return nil }
+        let statement: PreparedQuery
+        do {
+            statement = try connection.prepare(query: sql).wait()
+        } catch {
+            throw PostgresSQL.storeError(error, doing: "a statement could not be prepared")
+        }
+        prepared.withLock { prepared in
+            // The statements of connections closed since go with them.
+            prepared = prepared.filter { !$0.value.connection.isClosed }
+            prepared[key, default: (connection, [:])].statements[sql] = statement
+        }
+        return statement
     }
 
     /// Takes back a connection with no transaction open.

@@ -35,10 +35,70 @@ enum PostgresSQL {
         return bindings
     }
 
+    /// A value as the prepared-statement API binds it (the same encodings as ``bindings(_:)``).
+    static func data(_ value: SQLiteValue) -> PostgresData {
+        switch value {
+        case .null: .null
+        case .integer(let v): PostgresData(int64: v)
+        case .real(let v): PostgresData(double: v)
+        case .text(let v): PostgresData(string: v)
+        case .blob(let v): PostgresData(bytes: v)
+        }
+    }
+
+    /// `sql` with each parameter `$n` cast to the type of `values[n - 1]` (a NULL's left as the
+    /// server infers it): a prepared statement's parameters then have the types a statement sent
+    /// with its values has, whatever the server would infer from the columns they meet. Quoted
+    /// names and literals are left as they are.
+    static func typedPlaceholders(_ sql: String, _ values: [SQLiteValue]) -> String {
+        var result = ""
+        result.reserveCapacity(sql.utf8.count + values.count * 10)
+        var quote: Character?
+        var index = sql.startIndex
+        while index < sql.endIndex {
+            let character = sql[index]
+            index = sql.index(after: index)
+            result.append(character)
+            if let open = quote {
+                if character == open { quote = nil }  // a doubled quote closes and opens again
+                continue
+            }
+            if character == "\"" || character == "'" {
+                quote = character
+                continue
+            }
+            guard character == "$" else { continue }
+            var digits = ""
+            while index < sql.endIndex, let digit = sql[index].wholeNumberValue, sql[index].isASCII {
+                digits.append(Character(String(digit)))
+                index = sql.index(after: index)
+            }
+            result += digits
+            guard let number = Int(digits), number >= 1, number <= values.count else { continue }
+            switch values[number - 1] {
+            case .null: break
+            case .integer: result += "::bigint"
+            case .real: result += "::double precision"
+            case .text: result += "::text"
+            case .blob: result += "::bytea"
+            }
+        }
+        return result
+    }
+
     /// The error a failed statement becomes: the server's refusal with its SQLSTATE, or the
     /// connection's loss.
     static func storeError(_ error: any Error, doing what: String) -> any Error {
         if error is PostgresStoreError || error is PersistenceError { return error }
+        // The prepared-statement API reports the server's errors in its older type.
+        if case .server(let response)? = error as? PostgresError {
+            let state = response.fields[.sqlState] ?? ""
+            let code: PostgresStoreError.Code = state.hasPrefix("57P") || state.hasPrefix("08") ? .unreachable : .server
+            let detail = response.fields[.detail].map { " (\($0))" } ?? ""
+            return PostgresStoreError(
+                code, sqlState: response.fields[.sqlState], "\(what): \(response.fields[.message] ?? "the server refused the statement")\(detail)")
+        }
+        if error is PostgresError { return PostgresStoreError(.unreachable, "\(what): the connection to the server failed (\(error))") }
         guard let error = error as? PSQLError else {
             return PostgresStoreError(.unreachable, "\(what): \(error)")
         }
@@ -86,6 +146,19 @@ extension PostgresConnection {
         guard !isClosed else { throw PostgresStoreError(.unreachable, "the connection to the server is closed") }
         do {
             _ = try query(PostgresQuery(unsafeSQL: sql, binds: PostgresSQL.bindings(values)), logger: logger, body).wait()
+        } catch {
+            throw PostgresSQL.storeError(error, doing: "a statement failed")
+        }
+    }
+
+    /// Runs `statement` with `values` bound, and hands each row to `body` as it arrives (as
+    /// ``forEachRow(_:_:logger:_:)`` does).
+    func forEachRow(
+        prepared statement: PreparedQuery, _ values: [SQLiteValue], _ body: @escaping @Sendable (PostgresRow) throws -> Void
+    ) throws {
+        guard !isClosed else { throw PostgresStoreError(.unreachable, "the connection to the server is closed") }
+        do {
+            try statement.execute(values.map(PostgresSQL.data), body).wait()
         } catch {
             throw PostgresSQL.storeError(error, doing: "a statement failed")
         }
@@ -157,6 +230,29 @@ struct PipelinedStatements {
             }
             if changed == 0, let object { unchanged.append(object) }
         }
+    }
+}
+
+/// A row's cells by position: a row as postgres-nio gives it, or cells made anew.
+protocol PostgresCells {
+    subscript(index: Int) -> PostgresCell { get }
+}
+
+extension PostgresRandomAccessRow: PostgresCells {}
+
+/// A prepared statement's row as the cells it holds: binary, which postgres-nio asks the server
+/// for, though its `PreparedQuery` labels them with the format of the statement's description
+/// (text), in which they would not decode.
+struct PreparedStatementCells: PostgresCells {
+    let row: PostgresRandomAccessRow
+
+    init(_ row: PostgresRow) {
+        self.row = row.makeRandomAccess()
+    }
+
+    subscript(index: Int) -> PostgresCell {
+        let cell = row[index]
+        return PostgresCell(bytes: cell.bytes, dataType: cell.dataType, format: .binary, columnName: cell.columnName, columnIndex: cell.columnIndex)
     }
 }
 

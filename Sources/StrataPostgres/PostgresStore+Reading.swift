@@ -52,12 +52,17 @@ extension PostgresStore {
             let collated = table.attributeTypes[position] == .string ? column + " COLLATE \"C\"" : column
             terms.append(collated + (ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST"))
         }
+        let order = "ORDER BY \((terms + ["t.\"Z_PK\""]).joined(separator: ", "))"
+        guard limit > 0 || offset > 0 else {
+            return try read(snapshot) { connection in
+                try rows(of: table, where: condition, values, then: order, wholeEntity: predicate == nil, connection: connection)
+            }
+        }
         let window = values.count + 2  // the parameter numbers after the condition's
-        let ordering = "ORDER BY \((terms + ["t.\"Z_PK\""]).joined(separator: ", ")) LIMIT $\(window) OFFSET $\(window + 1)"
         return try read(snapshot) { connection in
             try rows(
-                of: table, where: condition, values + [limit > 0 ? .integer(Int64(limit)) : .null, .integer(Int64(offset))], then: ordering,
-                connection: connection)
+                of: table, where: condition, values + [limit > 0 ? .integer(Int64(limit)) : .null, .integer(Int64(offset))],
+                then: order + " LIMIT $\(window) OFFSET $\(window + 1)", connection: connection)
         }
     }
 
@@ -109,7 +114,7 @@ extension PostgresStore {
         let condition = predicate.flatMap { SQLFetchCondition.compile($0, for: table, in: mapping, store: identifier, dialect: dialect) }
         let sql = condition.map { SQLDialect.numberingPlaceholders($0.sql, from: 2) } ?? "TRUE"
         return try read(snapshot) { connection in
-            try rows(of: table, where: sql, condition?.bindings ?? [], connection: connection)
+            try rows(of: table, where: sql, condition?.bindings ?? [], wholeEntity: condition == nil, connection: connection)
         }
     }
 
@@ -123,21 +128,37 @@ extension PostgresStore {
     /// table as `t`; its parameters from `$2`), in the order `ordering` (`ORDER BY …`, if any)
     /// gives, each with every relationship: to-manys as arrays of the statement itself, so that
     /// a fetch is one round trip to the server.
+    /// A statement with values (a fault, a fetch by a predicate) is prepared on the connection,
+    /// once (``PostgresConnectionPool/prepared(_:on:)``): run again with other values, the server
+    /// neither parses nor plans it again. A statement of an entity alone reads many rows, for
+    /// which that saves nothing measurable: it is sent with its text.
+    ///
+    /// `wholeEntity`: the statement reads every object of the entity (``selectStatement(for:where:wholeEntity:)``).
     func rows(
         of table: CoreDataSQLiteMapping.Entity, where condition: String, _ values: [SQLiteValue], then ordering: String = "",
-        connection: PostgresConnection
+        wholeEntity: Bool = false, connection: PostgresConnection
     ) throws -> [(reference: Int64, row: Row)] {
         let decoder = RowDecoder(store: self, table: table)
         let rows = ThreadLocked<[(reference: Int64, row: Row)]>([])
-        let sql = selectStatement(for: table, where: condition) + (ordering.isEmpty ? "" : " " + ordering)
-        try connection.forEachRow(sql, [.integer(Int64(table.number))] + values, logger: logger) { result in
-            guard let row = try decoder.decode(result) else { return }
+        let bound = [SQLiteValue.integer(Int64(table.number))] + values
+        let select = selectStatement(for: table, where: condition, wholeEntity: wholeEntity)
+        let sql = PostgresSQL.typedPlaceholders(select + (ordering.isEmpty ? "" : " " + ordering), bound)
+        let collect: @Sendable (PostgresRow) throws -> Void = { result in
+            guard let row = try decoder.decode(result.makeRandomAccess()) else { return }
             rows.withLock { $0.append(row) }
+        }
+        if !values.isEmpty, let statement = try pool.prepared(sql, on: connection) {
+            try connection.forEachRow(prepared: statement, bound) { result in
+                guard let row = try decoder.decode(PreparedStatementCells(result)) else { return }
+                rows.withLock { $0.append(row) }
+            }
+        } else {
+            try connection.forEachRow(sql, bound, logger: logger, collect)
         }
         return rows.withLock { $0 }
     }
 
-    /// Reads the cells of a row of ``selectStatement(for:where:)`` into a row of the entity.
+    /// Reads the cells of a row of ``selectStatement(for:where:wholeEntity:)`` into a row of the entity.
     /// Object IDs are made in their entity's ID space, looked up once per read, not per ID.
     private struct RowDecoder: Sendable {
         let table: CoreDataSQLiteMapping.Entity
@@ -160,8 +181,7 @@ extension PostgresStore {
             toManySpaces = table.toManys.map { ObjectIDSpace.make(store: identifier, entityName: $0.destination) }
         }
 
-        func decode(_ result: PostgresRow) throws -> (reference: Int64, row: Row)? {
-            let cells = result.makeRandomAccess()
+        func decode(_ cells: some PostgresCells) throws -> (reference: Int64, row: Row)? {
             guard let reference = try cells[0].int64() else { return nil }
             var row = empty
             row.version = try cells[1].int64() ?? 0
@@ -219,32 +239,51 @@ extension PostgresStore {
 
     /// The statement that reads an entity's objects: `Z_PK`, `Z_OPT`, the attributes, each to-one's
     /// key and entity number, then each to-many's targets in order (with their entity numbers
-    /// where the destination has subentities), as arrays of correlated subqueries: one index
-    /// lookup per object on the server, where a second statement would cost a round trip.
-    private func selectStatement(for table: CoreDataSQLiteMapping.Entity, where condition: String) -> String {
+    /// where the destination has subentities), as arrays the statement itself builds, so that a
+    /// read is one round trip. For a few objects, each array is a correlated subquery (one index
+    /// lookup per object); for a read of every object of the entity (`wholeEntity`), one grouped
+    /// scan of the targets joined to the objects, which the server runs seven times faster than a
+    /// hundred thousand lookups (100,000 objects with a to-many: 343 ms against 48 ms in
+    /// `EXPLAIN ANALYZE`).
+    private func selectStatement(for table: CoreDataSQLiteMapping.Entity, where condition: String, wholeEntity: Bool) -> String {
         var columns = ["t.\"Z_PK\"", "t.\"Z_OPT\""] + table.attributes.map { "t." + PostgresSQL.quoted($0.column) }
+        var joins: [String] = []
         for toOne in table.toOnes {
             columns.append("t." + PostgresSQL.quoted(toOne.column))
             columns.append(toOne.entityColumn.map { "t." + PostgresSQL.quoted($0) } ?? "NULL::integer")
         }
-        for toMany in table.toManys {
+        for (index, toMany) in table.toManys.enumerated() {
             let selected = destinationHasSubentities(toMany) ? ["\"Z_PK\"", "\"Z_ENT\""] : ["\"Z_PK\""]
+            // The targets' rows (as `r`), the column naming their owner, and their order.
+            let targets: String
+            let owner: String
+            let order: String
             switch toMany.storage {
-            case .inverseForeignKey(let destination, let column, let order):
-                let from = "FROM \(schema.table(destination)) r WHERE r.\(PostgresSQL.quoted(column)) = t.\"Z_PK\" "
-                    + "ORDER BY r.\(order.map(PostgresSQL.quoted) ?? "\"Z_PK\"")"
-                for key in selected { columns.append("ARRAY(SELECT r.\(key)::bigint \(from))") }
-            case .joinTable(let join, let own, let other, let order, _, let destination):
+            case .inverseForeignKey(let destination, let column, let orderColumn):
+                targets = "FROM \(schema.table(destination)) r"
+                owner = "r.\(PostgresSQL.quoted(column))"
+                order = "r.\(orderColumn.map(PostgresSQL.quoted) ?? "\"Z_PK\"")"
+            case .joinTable(let join, let own, let other, let orderColumn, _, let destination):
                 // Joined with the destination, so that a link to an object another server deleted
-                // (a save that linked it while the delete committed) reads as no link, as a fetch
-                // through Core Data's join tables does; keys and entity numbers stay aligned.
-                let (own, other) = (PostgresSQL.quoted(own), PostgresSQL.quoted(other))
-                let from = "FROM \(schema.table(join)) j JOIN \(schema.table(destination)) d ON d.\"Z_PK\" = j.\(other) WHERE j.\(own) = t.\"Z_PK\" "
-                    + "ORDER BY j.\(order.map(PostgresSQL.quoted) ?? other)"
-                for key in selected { columns.append("ARRAY(SELECT d.\(key)::bigint \(from))") }
+                // reads as no link, as a fetch through Core Data's join tables does; keys and
+                // entity numbers stay aligned.
+                targets = "FROM \(schema.table(join)) j JOIN \(schema.table(destination)) r ON r.\"Z_PK\" = j.\(PostgresSQL.quoted(other))"
+                owner = "j.\(PostgresSQL.quoted(own))"
+                order = "j.\(PostgresSQL.quoted(orderColumn ?? other))"
+            }
+            if wholeEntity {
+                let alias = "m\(index)"
+                let arrays = selected.enumerated().map { "array_agg(r.\($1)::bigint ORDER BY \(order)) AS k\($0)" }
+                joins.append(
+                    "LEFT JOIN (SELECT \(owner) AS owner, \(arrays.joined(separator: ", ")) \(targets) WHERE \(owner) IS NOT NULL GROUP BY \(owner)) "
+                        + "\(alias) ON \(alias).owner = t.\"Z_PK\"")
+                for position in selected.indices { columns.append("\(alias).k\(position)") }
+            } else {
+                for key in selected { columns.append("ARRAY(SELECT r.\(key)::bigint \(targets) WHERE \(owner) = t.\"Z_PK\" ORDER BY \(order))") }
             }
         }
-        return "SELECT \(columns.joined(separator: ", ")) FROM \(schema.table(table.table)) t WHERE t.\"Z_ENT\" = $1 AND (\(condition))"
+        return "SELECT \(columns.joined(separator: ", ")) FROM \(schema.table(table.table)) t \(joins.joined(separator: " ")) "
+            + "WHERE t.\"Z_ENT\" = $1 AND (\(condition))"
     }
 
     /// Whether a to-many's targets may be of several entities, whose numbers the read then needs.

@@ -1,6 +1,6 @@
 import Foundation
 @testable import Strata
-import StrataPostgres
+@testable import StrataPostgres
 import StrataTestSupport
 import Testing
 
@@ -377,5 +377,13 @@ struct PostgresStoreTests {
         try await PostgresTestServer.execute("UPDATE \"\(schema)\".\"ZANIMAL\" SET \"Z_ENT\" = \(car)")
         let toMany = await #expect(throws: PostgresStoreError.self) { try await readPeople() }
         #expect(toMany?.code == .damagedRow)
+    }
+
+    /// Prepared statements take their parameters' types from casts of the values bound; a `$1`
+    /// inside a quoted name or literal is no parameter.
+    @Test func parametersAreCastToTheirValuesTypesOutsideQuotes() {
+        let sql = #"SELECT "a$1", '$2' FROM t WHERE x = $1 AND y = $2 AND z IN ($3, $4) AND "q""$1" = $10"#
+        let typed = PostgresSQL.typedPlaceholders(sql, [.integer(1), .real(2), .text("3"), .null, .blob(Data()), .null, .null, .null, .null, .text("10")])
+        #expect(typed == #"SELECT "a$1", '$2' FROM t WHERE x = $1::bigint AND y = $2::double precision AND z IN ($3::text, $4) AND "q""$1" = $10::text"#)
     }
 }
