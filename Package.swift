@@ -135,6 +135,9 @@ let package = Package(
                 "Strata", "JSONLinesStore", "DirectoryStore", "StrataTestSupport", "StrataPostgres",
                 // Tests recompute Core Data's hashes from the rules' bytes, independently of Strata.
                 .product(name: "Crypto", package: "swift-crypto"),
+                // The PostgreSQL store's tests read its snapshots' connections.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Helpers the test targets share: a seeded generator, a lock ThreadSanitizer understands,

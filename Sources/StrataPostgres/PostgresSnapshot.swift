@@ -3,16 +3,28 @@ import NIOCore
 import PostgresNIO
 import Strata
 
-/// A generation's view of a PostgreSQL store: a `REPEATABLE READ` read-only transaction on one
-/// connection, begun at the first read (a generation no context reads holds no connection) and
-/// rolled back, its connection given back, when the generation goes.
+/// A generation's view of a PostgreSQL store: a `REPEATABLE READ` read-only transaction, begun
+/// at the first read (a generation no context reads holds no connection), its snapshot exported
+/// (`pg_export_snapshot`) so that contexts reading the generation at once each read on a
+/// connection of their own, in a transaction that imported the same snapshot
+/// (`SET TRANSACTION SNAPSHOT`). Every transaction is rolled back, its connection given back,
+/// when the generation goes.
 ///
 /// Reads through one snapshot see one state of the database however long they go on, and
 /// whatever other servers commit meanwhile: Core Data's query generations, across machines.
 final class PostgresSnapshot: IncrementalStoreSnapshot {
     private let pool: PostgresConnectionPool
     private let logger: Logger
-    private let connection = ThreadLocked<PostgresConnection?>(nil)
+
+    private struct State {
+        /// The exported snapshot's name, once the first transaction has begun.
+        var name: String?
+        /// Every connection with a transaction of the snapshot (the exporting one first), and
+        /// those of them no read is using.
+        var connections: [PostgresConnection] = []
+        var idle: [PostgresConnection] = []
+    }
+    private let state = ThreadLocked(State())
 
     init(pool: PostgresConnectionPool, logger: Logger) {
         self.pool = pool
@@ -21,28 +33,49 @@ final class PostgresSnapshot: IncrementalStoreSnapshot {
 
     deinit {
         // Not waited for: the last reference may go on any thread.
-        guard let connection = connection.withLock({ $0.take() }) else { return }
         let pool = pool
-        connection.query("ROLLBACK", logger: logger).whenComplete { result in
-            if case .success = result { pool.giveBack(connection) } else { connection.closeSoon() }
+        for connection in state.withLock({ $0.connections }) {
+            connection.query("ROLLBACK", logger: logger).whenComplete { result in
+                if case .success = result { pool.giveBack(connection) } else { connection.closeSoon() }
+            }
         }
     }
 
-    /// Runs `body` with the snapshot's connection, one reader at a time.
+    /// Runs `body` with a connection in the snapshot's state: an idle one of the snapshot's, or
+    /// a new one whose transaction imports it.
     func read<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        try connection.withLock { connection in
-            if connection == nil {
-                let new = try pool.take()
-                do {
-                    try new.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
-                } catch {
-                    new.closeSoon()
-                    throw error
+        let connection = try take()
+        defer {
+            if !connection.isClosed { state.withLock { $0.idle.append(connection) } }
+        }
+        return try body(connection)
+    }
+
+    private func take() throws -> PostgresConnection {
+        // Under the lock, so that the first reader exports the snapshot before any other imports it.
+        try state.withLock { state in
+            if let connection = state.idle.popLast() { return connection }
+            let connection = try pool.take()
+            do {
+                try connection.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+                if let name = state.name {
+                    // The name is the server's own (checked below); SET takes no parameter.
+                    try connection.run("SET TRANSACTION SNAPSHOT '\(name)'", logger: logger)
+                } else {
+                    let rows = try connection.rows("SELECT pg_export_snapshot()", logger: logger)
+                    guard case .text(let name)? = try rows.first?.makeRandomAccess()[0].value(as: .text),
+                        !name.isEmpty, name.allSatisfy({ $0.isHexDigit || $0 == "-" })
+                    else {
+                        throw PostgresStoreError(.server, "the server exported a snapshot under a name it does not give: \(rows)")
+                    }
+                    state.name = name
                 }
-                connection = new
+            } catch {
+                connection.closeSoon()
+                throw error
             }
-            guard let connection else { preconditionFailure("the snapshot's connection was just set") }
-            return try body(connection)
+            state.connections.append(connection)
+            return connection
         }
     }
 }

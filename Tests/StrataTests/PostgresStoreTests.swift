@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import PostgresNIO
 @testable import Strata
 @testable import StrataPostgres
 import StrataTestSupport
@@ -385,5 +387,30 @@ struct PostgresStoreTests {
         let sql = #"SELECT "a$1", '$2' FROM t WHERE x = $1 AND y = $2 AND z IN ($3, $4) AND "q""$1" = $10"#
         let typed = PostgresSQL.typedPlaceholders(sql, [.integer(1), .real(2), .text("3"), .null, .blob(Data()), .null, .null, .null, .null, .text("10")])
         #expect(typed == #"SELECT "a$1", '$2' FROM t WHERE x = $1::bigint AND y = $2::double precision AND z IN ($3::text, $4) AND "q""$1" = $10::text"#)
+    }
+
+    /// Contexts reading one generation at once each read on a connection of their own, in the
+    /// snapshot the first one exported: what another server commits meanwhile is in none of them.
+    @Test func readersOfOneGenerationShareItsSnapshotOnConnectionsOfTheirOwn() async throws {
+        let url = try await PostgresTestServer.newStoreURL()
+        defer { Task { try? await PostgresTestServer.dropSchema(of: url) } }
+        let schema = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "schema" }?.value)
+        let coordinator = try await Self.server(url, remote: false)
+        _ = try await Self.open("a@example.com", balance: 1, in: coordinator)
+        let store = try #require(coordinator.persistentStores.first as? PostgresStore)
+        let snapshot = try #require(try store.newSnapshot() as? PostgresSnapshot)
+        let count = "SELECT count(*), pg_backend_pid() FROM \"\(schema)\".\"ZACCOUNT\""
+        func read(_ connection: PostgresConnection) throws -> (count: Int64, backend: Int64) {
+            let cells = try #require(try connection.rows(count, logger: Logger(label: "test")).first).makeRandomAccess()
+            return (try cells[0].int64() ?? -1, Int64(try cells[1].decode(Int32.self)))
+        }
+        let first = try snapshot.read(read)
+        _ = try await Self.open("b@example.com", balance: 2, in: try await Self.server(url, remote: false))
+
+        let (outer, inner) = try snapshot.read { outer in (try read(outer), try snapshot.read(read)) }
+        #expect(first.count == 1 && outer.count == 1 && inner.count == 1, "the snapshot of the first read, on every connection")
+        #expect(outer.backend != inner.backend, "a second reader at once reads on a connection of its own")
+        let fresh = try #require(try store.newSnapshot() as? PostgresSnapshot)
+        #expect(try fresh.read(read).count == 2)
     }
 }
