@@ -128,6 +128,7 @@ extension PostgresStore {
     /// table as `t`; its parameters from `$2`), in the order `ordering` (`ORDER BY …`, if any)
     /// gives, each with every relationship: to-manys as arrays of the statement itself, so that
     /// a fetch is one round trip to the server.
+    ///
     /// A statement with values (a fault, a fetch by a predicate) is prepared on the connection,
     /// once (``PostgresConnectionPool/prepared(_:on:)``): run again with other values, the server
     /// neither parses nor plans it again. A statement of an entity alone reads many rows, for
