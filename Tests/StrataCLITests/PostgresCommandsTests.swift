@@ -11,10 +11,16 @@ struct PostgresCommandsTests {
         return server + (server.contains("?") ? "&" : "?") + "schema=strata_cli_\(UInt32.random(in: 0...UInt32.max))"
     }
 
-    @Test func importQueryUpdateDeleteAndDumpAPostgresStore() throws {
-        let store = try Self.newStore()
+    /// A folder of the test's own for the files it imports.
+    static func temporaryFolder() throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    @Test func importQueryUpdateDeleteAndDumpAPostgresStore() throws {
+        let store = try Self.newStore()
+        let directory = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: directory) }
         let people = directory.appendingPathComponent("people.jsonl")
         try Data("""
@@ -78,8 +84,7 @@ struct PostgresCommandsTests {
     /// `verify` finds the history tables no fault.
     @Test func historyOfAPostgresStore() throws {
         let store = try Self.newStore()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: directory) }
         let people = directory.appendingPathComponent("people.jsonl")
         try Data(#"{"entity": "Person", "id": "a", "values": {"firstName": "Ada", "lastName": "Lovelace", "phone": "555"}}"#.utf8).write(to: people)
