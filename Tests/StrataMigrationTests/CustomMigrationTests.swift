@@ -141,6 +141,31 @@ import Testing
         #expect(rows == ["30: Lovelace, Ada", "40: Turing, Alan"])
     }
 
+    /// A copy of objects (the SQLite and PostgreSQL stores' way with a custom step) keeps an
+    /// ordered one-to-many's order, which the targets' rows hold: the owner is copied before
+    /// its targets (entities go in name order), so its order is written once they are there.
+    @Test(arguments: LightweightDataRuleTests.kinds)
+    func anOrderedToManyKeepsItsOrderThroughACustomStep(_ kind: String) async throws {
+        let directory = try MigrationFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = try await MigrationFixtures.storeURL("Songs", kind, in: directory)
+        try await MigrationFixtures.makePlaylistStore(at: url)
+        let mapping = MappingModel(entityMappings: [
+            EntityMapping(
+                kind: .transform, source: "Playlist", destination: "Playlist", attributeMappings: [.copy("name")],
+                relationshipMappings: [.copy("songs")]),
+            EntityMapping(
+                kind: .transform, source: "Song", destination: "Song",
+                attributeMappings: [
+                    PropertyMapping(name: "title", value: .closure { source in .string("\(source["title"]?.anyValue ?? "")".uppercased()) })
+                ],
+                relationshipMappings: [.copy("playlist")]),
+        ])
+        try await Self.migrate(
+            url, from: try MigrationFixtures.playlistModel(rating: false), to: try MigrationFixtures.playlistModel(rating: true), mapping: mapping)
+        #expect(try await MigrationFixtures.playlistOrder(at: url) == ["GAMMA", "ALPHA", "BETA"])
+    }
+
     /// A custom step that fails half-way leaves the store as it was, and no partial file beside it.
     @Test(arguments: LightweightDataRuleTests.kinds)
     func aFailingCustomStepLeavesTheStoreAsItWas(_ kind: String) async throws {

@@ -228,37 +228,10 @@ import Testing
         // the owner before its targets must still write it.
         let directory = try MigrationFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        func model(rating: Bool) throws -> ManagedObjectModel {
-            try ManagedObjectModel {
-                EntityDescription("Playlist") {
-                    AttributeDescription("name", .string)
-                    RelationshipDescription("songs", toMany: "Song", inverse: "playlist", ordered: true)
-                }
-                EntityDescription("Song") {
-                    AttributeDescription("title", .string)
-                    if rating { AttributeDescription("rating", .integer16, optional: true) }
-                    RelationshipDescription("playlist", toOne: "Playlist", inverse: "songs")
-                }
-            }
-        }
         let url = try await MigrationFixtures.storeURL("Songs", kind, in: directory)
-        try await MigrationFixtures.withStore(at: url, model: try model(rating: false)) { context in
-            let songs = try ["Alpha", "Beta", "Gamma"].map { title in
-                let song = try context.insertNewObject(forEntityName: "Song")
-                try song.setValue(title, forKey: "title")
-                return song
-            }
-            let playlist = try context.insertNewObject(forEntityName: "Playlist")
-            try playlist.setValue("Mix", forKey: "name")
-            try playlist.setValue([songs[2], songs[0], songs[1]], forKey: "songs")
-        }
-        let destination = try model(rating: true)
-        try await Self.migrate(url, from: try model(rating: false), to: destination)
-        let order = try await MigrationFixtures.withStore(at: url, model: destination) { context in
-            let playlist = try #require(try context.objects("Playlist", sortedBy: "name").first)
-            let songs = try #require(try playlist.value(forKey: "songs") as? [ManagedObject])
-            return try songs.map { try $0.value(forKey: "title") as? String ?? "" }
-        }
+        try await MigrationFixtures.makePlaylistStore(at: url)
+        try await Self.migrate(url, from: try MigrationFixtures.playlistModel(rating: false), to: try MigrationFixtures.playlistModel(rating: true))
+        let order = try await MigrationFixtures.playlistOrder(at: url)
         #expect(order == ["Gamma", "Alpha", "Beta"])
     }
 

@@ -3,8 +3,9 @@ import Strata
 import StrataMigration
 import StrataPostgres
 import StrataTestSupport
+import Testing
 
-/// The repository's versioned models, and temporary folders.
+/// The repository's versioned models, shared test stores, and temporary folders.
 enum MigrationFixtures {
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -28,6 +29,45 @@ enum MigrationFixtures {
     static func storeType(of url: URL) -> StoreType {
         if ["postgres", "postgresql"].contains(url.scheme ?? "") { return .postgreSQL }
         return url.pathExtension == "sqlite" ? .sqlite : .binary
+    }
+
+    /// Playlists whose songs are an ordered one-to-many (kept in the songs' rows); `rating`
+    /// adds an optional attribute to Song, a change inference makes.
+    static func playlistModel(rating: Bool) throws -> ManagedObjectModel {
+        try ManagedObjectModel {
+            EntityDescription("Playlist") {
+                AttributeDescription("name", .string)
+                RelationshipDescription("songs", toMany: "Song", inverse: "playlist", ordered: true)
+            }
+            EntityDescription("Song") {
+                AttributeDescription("title", .string)
+                if rating { AttributeDescription("rating", .integer16, optional: true) }
+                RelationshipDescription("playlist", toOne: "Playlist", inverse: "songs")
+            }
+        }
+    }
+
+    /// A store of ``playlistModel(rating:)`` without ratings: one playlist of Alpha, Beta and
+    /// Gamma, in the order Gamma, Alpha, Beta (the songs inserted first).
+    static func makePlaylistStore(at url: URL) async throws {
+        try await withStore(at: url, model: try playlistModel(rating: false)) { context in
+            let songs = try ["Alpha", "Beta", "Gamma"].map { title in
+                let song = try context.insertNewObject(forEntityName: "Song")
+                try song.setValue(title, forKey: "title")
+                return song
+            }
+            let playlist = try context.insertNewObject(forEntityName: "Playlist")
+            try playlist.setValue("Mix", forKey: "name")
+            try playlist.setValue([songs[2], songs[0], songs[1]], forKey: "songs")
+        }
+    }
+
+    /// The titles of the playlist's songs, in its order.
+    static func playlistOrder(at url: URL) async throws -> [String] {
+        try await withStore(at: url, model: try playlistModel(rating: true)) { context in
+            let playlist = try #require(try context.objects("Playlist", sortedBy: "name").first)
+            return try #require(try playlist.value(forKey: "songs") as? [ManagedObject]).map { try $0.value(forKey: "title") as? String ?? "" }
+        }
     }
 
     static func temporaryDirectory() throws -> URL {

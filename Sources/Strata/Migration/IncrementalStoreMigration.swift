@@ -31,10 +31,7 @@ package enum IncrementalStoreMigration {
         let rows = try RowMigration(manager: manager, mapping: step.mapping, store: store, nextReferences: counters, total: nil)
 
         var highest: [String: Int64] = [:]  // destination root → the highest reference copied into it
-        // An ordered to-many kept in its targets' rows (one-to-many) is written by its owner's
-        // save, which finds no target copied after it: owners are saved again at the end.
-        let orderedOwners = Set(step.destination.entities.filter { $0.relationships.contains { $0.isToMany && $0.isOrdered } }.map(\.name))
-        var owners: [ManagedObjectID: Row] = [:]
+        var owners = OrderedOwners(destination: step.destination)
         func write(_ mapped: [(String, [(Int64, Row)])]) throws {
             var changes = ChangeSet()
             for (entity, chunk) in mapped {
@@ -45,12 +42,7 @@ package enum IncrementalStoreMigration {
                 }
             }
             guard !changes.isEmpty else { return }
-            let versions = try commit(changes)
-            for (id, row) in changes.inserted where orderedOwners.contains(id.entityName) {
-                var saved = row
-                saved.version = versions[id] ?? row.version
-                owners[id] = saved
-            }
+            owners.note(changes, versions: try commit(changes))
         }
         func commit(_ changes: ChangeSet) throws -> [ManagedObjectID: Int64] {
             do {
@@ -71,12 +63,7 @@ package enum IncrementalStoreMigration {
             }
         }
         try write(try rows.finish())
-        let ordered = Array(owners)
-        for start in stride(from: 0, to: ordered.count, by: chunkSize) {
-            var changes = ChangeSet()
-            for (id, row) in ordered[start..<min(start + chunkSize, ordered.count)] { changes.updated[id] = row }
-            _ = try commit(changes)
-        }
+        for changes in owners.saves(of: chunkSize) { _ = try commit(changes) }
         var next = rows.session.nextReferences
         for (root, reference) in highest { next[root] = max(next[root] ?? 1, reference + 1) }
         return (rows.report, next)

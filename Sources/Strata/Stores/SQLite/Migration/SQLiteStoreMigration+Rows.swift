@@ -52,17 +52,21 @@ extension SQLiteStoreMigration {
         destination.replaceMetadata(MigrationManager.migratedMetadata(from: metadata, to: step.destination, renames: step.mapping.entityRenames))
         try destination.didAdd()
 
+        var owners = OrderedOwners(destination: step.destination)
+        func save(_ changes: ChangeSet) throws -> [ManagedObjectID: Int64] {
+            do {
+                return try destination.writeChanges(changes)
+            } catch let error as PersistenceError where error.code == .constraintConflict {
+                throw MigrationError(.dataLoss, "\(step.name): constraint violation during attempted migration: \(error.message)")
+            }
+        }
         func write(_ chunks: [(String, [(Int64, Row)])]) throws {
             var changes = ChangeSet()
             for (entity, chunk) in chunks {
                 for (reference, row) in chunk { changes.inserted[ManagedObjectID.make(store: store, entity: entity, reference: reference)] = row }
             }
             guard !changes.isEmpty else { return }
-            do {
-                _ = try destination.writeChanges(changes)
-            } catch let error as PersistenceError where error.code == .constraintConflict {
-                throw MigrationError(.dataLoss, "\(step.name): constraint violation during attempted migration: \(error.message)")
-            }
+            owners.note(changes, versions: try save(changes))
         }
         let snapshot = try source.newSnapshot()
         let schema = StoreSchema(model: step.source, configuration: nil)
@@ -80,6 +84,7 @@ extension SQLiteStoreMigration {
             }
         }
         try write(try rows.finish())
+        for changes in owners.saves(of: Self.rowChunk) { _ = try save(changes) }
         // Every hierarchy's counter above what its sources handed out and what custom code inserted.
         guard let writer = destination.writer else { throw StoreError(.writeFailed, file: partial, "the new store has no writer") }
         try destination.sqlite {
