@@ -305,8 +305,10 @@ extension PostgresStore {
         }
     }
 
+    /// Asked at every remote change: both bounds come from one statement, which sees one state,
+    /// so no transaction is begun for it.
     package func recordedHistoryBounds() throws -> (last: Int64, firstKept: Int64) {
-        try withTransaction(isolation: "REPEATABLE READ READ ONLY") { connection in
+        try pool.withConnection { connection in
             guard try hasHistoryTables(connection) else { return (0, 1) }
             let cells = try connection.rows(
                 "SELECT \"Z_MAX\", (SELECT min(\"Z_PK\") FROM \(schema.table("ATRANSACTION"))) FROM \(schema.table("Z_PRIMARYKEY")) WHERE \"Z_ENT\" = $1",
