@@ -28,6 +28,7 @@ if sys.argv[1] == "metadata":
         "hashes": {name: value.hex() for name, value in metadata["NSStoreModelVersionHashes"].items()},
         "digest": metadata.get("NSStoreModelVersionHashesDigest"),
         "checksum": metadata.get("NSStoreModelVersionChecksumKey"),
+        "framework": metadata.get("NSPersistenceFrameworkVersion"),
     }))
     sys.exit(0)
 

@@ -8,11 +8,18 @@ import Testing
 @Suite(.enabled(if: Fixtures.canReadSharedSQLiteStores, "the shared SQLite fixtures (or python3) are not here"))
 struct CoreDataStoreReadingTests {
     static let cachedOnly = "alemar11__CoreDataPlus/Tests/Resources/SampleModel2/Fixtures/SampleModel2_V1.sqlite"
+    /// A store whose model version lies beside it: suffixed join columns, ordered many-to-manys.
+    static let wire = (
+        store: "wireapp__wire-ios-data-model/Tests/Resources/store2-21-1.wiredatabase",
+        model: "wireapp__wire-ios-data-model/Resources/zmessaging2.21.1/zmessaging2.21.1.xcdatamodel"
+    )
     static let stores = CoreDataStoreHashTests.stores.map(\.store) + [cachedOnly]
 
-    /// The model a fixture store was written with: its bundle's version, or (for the store whose
-    /// model exists only in code) the model Core Data cached inside it, read by Strata.
+    /// The model a fixture store was written with: its bundle's version, the version beside it,
+    /// or (for the store whose model exists only in code) the model Core Data cached inside it,
+    /// read by Strata.
     static func model(for store: String, at url: URL) throws -> ManagedObjectModel {
+        if store == wire.store { return try ManagedObjectModel(contentsOf: Fixtures.sharedSQLiteStores.appendingPathComponent(wire.model)) }
         guard let entry = CoreDataStoreHashTests.stores.first(where: { $0.store == store }) else {
             return try SQLiteStore.cachedModel(ofStoreAt: url)
         }
@@ -136,7 +143,9 @@ struct CoreDataStoreReadingTests {
         case (.boolean, .integer(let v)): return .boolean(v != 0)
         case (.double, _): return number().map { .double($0) }
         case (.float, _): return number().map { .float(Float($0)) }
-        case (.decimal, _): return number().map { .decimal(Decimal($0)) }
+        // A REAL read as a decimal: the shortest decimal that is the same double (as `NSNumber`
+        // gives it; `Decimal(Double)` adds digits: 3.3333333332999993 for 3.3333333333).
+        case (.decimal, _): return number().map { .decimal(Decimal(string: "\($0)", locale: Locale(identifier: "en_US_POSIX"))!) }
         case (.date, _): return number().map { .date(Date(timeIntervalSinceReferenceDate: $0)) }  // seconds since 2001
         case (.string, .text(let v)): return .string(v)
         case (.uri, .text(let v)): return URL(string: v).map { .uri($0) }

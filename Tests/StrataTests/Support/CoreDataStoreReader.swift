@@ -11,6 +11,8 @@ enum CoreDataStoreReader {
         var digest: String?
         /// `NSStoreModelVersionChecksumKey` (base64), when the store has it.
         var checksum: String?
+        /// `NSPersistenceFrameworkVersion`: the Core Data that wrote the store.
+        var framework: Int?
     }
 
     static let script = Fixtures.packageRoot.appendingPathComponent("Tests/Scripts/read-coredata-store.py")

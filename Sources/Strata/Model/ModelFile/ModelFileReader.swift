@@ -149,7 +149,6 @@ struct ModelFileReader {
             throw ModelFileError(
                 .invalidValue, file: file, line: node.line, "relationship '\(name)' has the unknown deletion rule '\(rule)'")
         }
-        let isToMany = node.flag("toMany")
         // Counts are kept as the file gives them, a to-one's minimum included (older Xcode
         // versions write minCount="1" on optional to-ones): Core Data's version hash covers
         // them. A to-one's maximum is 1 whatever the file says.
@@ -160,6 +159,10 @@ struct ModelFileReader {
             }
             return count
         }
+        // Core Data's relationship is to-many when its maximum count is not 1
+        // (`NSRelationshipDescription.isToMany`): a relationship Xcode marks `toMany="YES"` with
+        // `maxCount="1"` is a to-one, and an `ordered="YES"` Xcode left on a to-one orders nothing.
+        let isToMany = try node.flag("toMany") && count("maxCount") != 1
         return RelationshipDescription(
             name: name, destination: try required(node, "destinationEntity"), inverse: node["inverseName"],
             isToMany: isToMany, isOrdered: isToMany && node.flag("ordered"), deleteRule: deleteRule,

@@ -180,6 +180,9 @@ struct CoreDataModelCache {
         let storage = integer(property["NSFlagsKey"]) ?? 0
         attribute.allowsExternalBinaryDataStorage = storage & 0x4 != 0
         attribute.preservesValueInHistoryOnDeletion = storage & 0x10 != 0
+        // Older Core Data archives an `indexed` property's flag itself (`NSIsIndexed`); newer
+        // archives keep indexes as the entity's fetch indexes.
+        attribute.isIndexed = property["NSIsIndexed"] == .bool(true)
         attribute.valueTransformerName = try archive.string(property["NSValueTransformerName"])
         attribute.attributeValueClassName = try archive.string(property["NSAttributeValueClassName"])
         if property.className == "NSDerivedAttributeDescription" {

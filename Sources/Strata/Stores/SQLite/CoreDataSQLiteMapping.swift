@@ -125,8 +125,10 @@ package struct CoreDataSQLiteMapping: Sendable {
     /// Relationships Strata cannot store yet in Core Data's format: to-many without an inverse.
     package let unsupported: [String]
 
-    package init(model: ManagedObjectModel) {
-        let schema = CoreDataSQLiteSchema(model: model)
+    /// - Parameter existingTables: For a store that exists, its tables and their columns: its
+    ///   join tables are read where the file has them (``CoreDataSQLiteSchema/adopting(existingTables:)``).
+    package init(model: ManagedObjectModel, existingTables: [String: [String]] = [:]) {
+        let schema = CoreDataSQLiteSchema(model: model).adopting(existingTables: existingTables)
         self.schema = schema
         var entities: [String: Entity] = [:]
         var unsupported: [String] = []

@@ -16,6 +16,20 @@ package enum CoreDataSQLiteValues {
     /// Seconds between 1970 and 2001, the two epochs dates are counted from.
     static let referenceDate = Date(timeIntervalSinceReferenceDate: 0)
 
+    /// The decimal a stored REAL stands for: the shortest decimal that reads back as the same
+    /// double (`210367829.75`, where `Decimal(Double)` gives `210367829.7499999744`), as an app
+    /// sees it through `NSNumber`.
+    package static func decimal(_ double: Double) -> Decimal {
+        guard double.isFinite, let exact = Decimal(string: "\(double)", locale: Locale(identifier: "en_US_POSIX")) else { return Decimal(double) }
+        return exact
+    }
+
+    /// The REAL a decimal is stored as: the double nearest to it (parsed from its exact digits;
+    /// `NSDecimalNumber.doubleValue` may miss by a unit in the last place).
+    package static func double(_ decimal: Decimal) -> Double {
+        Double(decimal.description) ?? NSDecimalNumber(decimal: decimal).doubleValue
+    }
+
     /// The stored form of `value` for `attribute`.
     package static func encode(_ value: AttributeValue?, for attribute: AttributeDescription) -> SQLiteValue {
         encode(value, allowsExternalStorage: attribute.allowsExternalBinaryDataStorage)
@@ -31,7 +45,7 @@ package enum CoreDataSQLiteValues {
         case .integer64(let v): return .integer(v)
         case .boolean(let v): return .integer(v ? 1 : 0)
         // Core Data stores decimals as REAL (the column's DECIMAL type has numeric affinity).
-        case .decimal(let v): return .real(NSDecimalNumber(decimal: v).doubleValue)
+        case .decimal(let v): return .real(double(v))
         case .double(let v): return .real(v)
         case .float(let v): return .real(Double(v))
         case .date(let v): return .real(v.timeIntervalSinceReferenceDate)
@@ -104,7 +118,7 @@ package enum CoreDataSQLiteValues {
             return switch type {
             case .double: .double(number)
             case .float: .float(Float(number))
-            case .decimal: .decimal(Decimal(number))
+            case .decimal: .decimal(decimal(number))
             default: .date(Date(timeIntervalSinceReferenceDate: number))
             }
         case .string:

@@ -57,25 +57,32 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         fileURL = url
         let timeout = (options[PersistentStoreOption.timeout] as? Double).map { Duration.milliseconds(Int64($0 * 1000)) } ?? Self.defaultTimeout
         let readOnly = (options[PersistentStoreOption.readOnly] as? Bool) ?? false
-        mapping = CoreDataSQLiteMapping(model: coordinator.managedObjectModel)
-        historySchema = CoreDataHistorySchema(model: coordinator.managedObjectModel, mapping: mapping)
-        guard mapping.unsupported.isEmpty else {
+        let unsupported = CoreDataSQLiteMapping(model: coordinator.managedObjectModel).unsupported
+        guard unsupported.isEmpty else {
             // Refused before any file is opened, so that none is created.
             throw StoreError(
                 .unsupportedModel, file: url,
                 "the SQLite store cannot store to-many relationships without an inverse yet (Core Data's hidden column for them "
-                    + "is not documented): \(mapping.unsupported.joined(separator: ", ")). Give them an inverse, or use the binary store")
+                    + "is not documented): \(unsupported.joined(separator: ", ")). Give them an inverse, or use the binary store")
         }
         pool = SQLiteConnectionPool(url: url, busyTimeout: timeout)
+        let existingTables: [String: [String]]
         do {
             if readOnly, !FileManager.default.fileExists(atPath: url.path) {
                 throw StoreError(.unreadable, file: url, "there is no store to open read-only")
             }
-            writer = readOnly ? nil : try SQLiteConnection(url: url, readOnly: false, create: true, busyTimeout: timeout)
-            watcher = ThreadLocked((try SQLiteConnection(url: url, readOnly: true, create: false, busyTimeout: timeout), 0))
+            try Self.checkHeader(of: url)
+            let writer = readOnly ? nil : try SQLiteConnection(url: url, readOnly: false, create: true, busyTimeout: timeout)
+            let watcher = try SQLiteConnection(url: url, readOnly: true, create: false, busyTimeout: timeout)
+            self.writer = writer
+            self.watcher = ThreadLocked((watcher, 0))
+            // A store that exists is read where its file keeps each join table.
+            existingTables = try (writer ?? watcher).tableColumns()
         } catch let error as SQLiteError {
             throw error.storeError(file: url)
         }
+        mapping = CoreDataSQLiteMapping(model: coordinator.managedObjectModel, existingTables: existingTables)
+        historySchema = CoreDataHistorySchema(model: coordinator.managedObjectModel, mapping: mapping)
         try super.init(coordinator: coordinator, configurationName: configurationName, url: url, options: options)
     }
 

@@ -34,6 +34,11 @@ struct SQLiteInspection {
 
     func text(_ sql: String) throws -> String? { try texts(sql).first }
 
+    /// Every table with its columns' names.
+    func tableColumns() throws -> [String: [String]] {
+        try sqlite { try connection.tableColumns() }
+    }
+
     func integer(_ sql: String, _ values: [SQLiteValue] = []) throws -> Int64 {
         try sqlite {
             guard case .integer(let number)? = try connection.scalar(sql, values) else { return 0 }
@@ -49,7 +54,7 @@ struct SQLiteInspection {
 
     /// How many rows of each entity the store's tables hold, by the model's entity numbers.
     func objectCounts(model: ManagedObjectModel) throws -> [String: Int] {
-        let mapping = CoreDataSQLiteMapping(model: model)
+        let mapping = CoreDataSQLiteMapping(model: model, existingTables: try tableColumns())
         var counts: [String: Int] = [:]
         for entity in mapping.entities.values {
             counts[entity.layout.name] = Int(try integer("SELECT count(*) FROM \(entity.table) WHERE Z_ENT = ?", [.integer(Int64(entity.number))]))

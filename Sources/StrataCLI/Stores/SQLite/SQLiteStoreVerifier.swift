@@ -24,7 +24,7 @@ struct SQLiteStoreVerifier {
             notes.append("the store carries no model and none was given (--model): only SQLite's integrity check ran")
             return
         }
-        let mapping = CoreDataSQLiteMapping(model: model)
+        let mapping = CoreDataSQLiteMapping(model: model, existingTables: try inspection.tableColumns())
         var missingTables: Set<String> = []
         for table in mapping.schema.tables {
             let columns = Set(try inspection.texts("SELECT name FROM pragma_table_info(?)", [.text(table.name)]))

@@ -34,7 +34,14 @@ package final class SQLiteStatement {
         case .null: result = sqlite3_bind_null(handle, index)
         case .integer(let number): result = sqlite3_bind_int64(handle, index, number)
         case .real(let number): result = sqlite3_bind_double(handle, index, number)
-        case .text(let text): result = sqlite3_bind_text(handle, index, text, -1, strata_sqlite_transient())
+        case .text(let text):
+            // By length, not up to the first NUL: a string may hold one, and all of it is stored.
+            var text = text
+            result = text.withUTF8 { bytes in
+                let start = UnsafeRawPointer(bytes.baseAddress) ?? UnsafeRawPointer(bitPattern: 1)!  // never read when empty
+                return sqlite3_bind_text64(
+                    handle, index, start.assumingMemoryBound(to: CChar.self), UInt64(bytes.count), strata_sqlite_transient(), UInt8(SQLITE_UTF8))
+            }
         case .blob(let data):
             result = data.withUnsafeBytes { bytes in
                 // An empty blob is still a blob, not NULL: SQLite needs a non-NULL pointer for it.

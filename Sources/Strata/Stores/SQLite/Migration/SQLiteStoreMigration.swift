@@ -98,7 +98,7 @@ struct SQLiteStoreMigration {
                 }
                 var reports: [MigrationReport] = []
                 for step in steps {
-                    var run = StepRun(step: step, connection: connection, file: url, migration: self)
+                    var run = try StepRun(step: step, connection: connection, file: url, migration: self)
                     reports.append(try run.migrate(metadata: &metadata))
                 }
                 try SQLiteStore.writeMetadata(metadata, to: connection, file: url)
@@ -129,12 +129,13 @@ extension SQLiteStoreMigration {
         var filled: [String: Int] = [:]
         var done = 0
 
-        init(step: MigrationStep, connection: SQLiteConnection, file: URL, migration: SQLiteStoreMigration) {
+        init(step: MigrationStep, connection: SQLiteConnection, file: URL, migration: SQLiteStoreMigration) throws {
             self.step = step
             self.connection = connection
             self.file = file
             self.migration = migration
-            from = CoreDataSQLiteMapping(model: step.source)
+            // The source is read where the file keeps its join tables (a store Core Data wrote).
+            from = CoreDataSQLiteMapping(model: step.source, existingTables: try connection.tableColumns())
             to = CoreDataSQLiteMapping(model: step.destination)
             var numbers: [Int: Int] = [:]
             for (source, destination) in step.mapping.entityRenames {
