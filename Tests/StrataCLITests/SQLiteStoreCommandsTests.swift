@@ -95,6 +95,38 @@ import Testing
         #expect(query.output.split(separator: "\n").count == 2, "\(query.output)")
     }
 
+    static let wireStore = StrataTool.packageRoot.deletingLastPathComponent()
+        .appendingPathComponent("shared/fixtures/sqlite/wireapp__wire-ios-data-model/Tests/Resources/store2-21-1.wiredatabase").path
+
+    /// A real store with a suffixed join column (`Z_9USERS (Z_9SYSTEMMESSAGES, Z_14USERS1)`) and
+    /// an image Core Data kept in an external file that did not come with it: `verify` finds
+    /// that file missing and nothing else; `dump` writes all 99 objects, the image left out,
+    /// lists the file and exits with 1.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: wireStore), "the shared SQLite fixtures are not here"))
+    func aRealStoreWithAMissingExternalFileDumpsEverythingElse() throws {
+        let directory = try commands.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for suffix in ["", "-wal", "-shm"] {
+            try FileManager.default.copyItem(atPath: Self.wireStore + suffix, toPath: directory.appendingPathComponent("store.sqlite" + suffix).path)
+        }
+        let store = directory.appendingPathComponent("store.sqlite").path
+        let file = directory.appendingPathComponent(".store_SUPPORT/_EXTERNAL_DATA/30084A1C-76CF-4976-8312-8E8EFCF6F510").path
+        let verify = try StrataTool.run("verify", store)
+        #expect(verify.status == 1)
+        #expect(verify.output == "\(store): 1 problem\n  User p1.imageMediumData: its external file \(file) is missing or unreadable\n", "\(verify.output)")
+
+        let dump = try StrataTool.run("dump", store)
+        #expect(dump.status == 1)
+        #expect(dump.output.split(separator: "\n").count == 99)
+        #expect(dump.errors.hasSuffix(
+            "error: 1 externally stored value(s) cannot be read; their objects were written without them:\n"
+                + "  x-coredata://E8AFD1EB-9427-4A64-ABDA-AA06F7B1092C/User/p1 imageMediumData: \(file) (the file is missing)\n"), "\(dump.errors)")
+        let user = try #require(dump.output.split(separator: "\n").first {
+            $0.contains("\"id\":\"x-coredata://E8AFD1EB-9427-4A64-ABDA-AA06F7B1092C/User/p1\"")
+        })
+        #expect(!user.contains("imageMediumData") && user.contains("\"emailAddress\":\"393@example.com\""))
+    }
+
     static let migrationExamples = StrataTool.packageRoot.deletingLastPathComponent()
         .appendingPathComponent("shared/fixtures/sqlite/wibosco__CoreDataMigrationRevised-Example/CoreDataMigration-ExampleTests/Resources/SQLite").path
     static let migrationBundle = StrataTool.packageRoot.deletingLastPathComponent().appendingPathComponent(

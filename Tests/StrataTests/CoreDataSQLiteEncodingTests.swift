@@ -40,7 +40,7 @@ import Testing
         var asked: [String] = []
         let external = try CoreDataSQLiteValues.decode(reference, for: attribute) { file in
             asked.append(file)
-            return Data([42])
+            return .binaryData(Data([42]))
         }
         #expect(external == .binaryData(Data([42])))
         #expect(asked == [name])

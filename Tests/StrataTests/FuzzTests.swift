@@ -205,7 +205,7 @@ import Testing
         }
         let transactions = [transaction(1), transaction(2), transaction(3)]
         var writer = ByteWriter()
-        for transaction in transactions { writer.historyTransaction(transaction, entityIndexes: indexes) }
+        for transaction in transactions { try writer.historyTransaction(transaction, entityIndexes: indexes) }
         var reader = ByteReader(writer.bytes)
         #expect(try transactions.map { _ in try reader.historyTransaction(schema: schema, spaces: spaces, store: "fuzz") } == transactions)
 

@@ -1,3 +1,5 @@
+import Logging
+
 /// A typed accessor for an attribute of a ``ManagedObject`` subclass.
 ///
 /// ```swift
@@ -14,6 +16,13 @@
 /// and refused by validation when the context saves, with a typed error: a setter cannot throw.
 /// Reading a non-optional property that has no value yet is a programmer error: give the
 /// attribute a default value, or declare the property optional.
+///
+/// Binary data whose external file the store could not read (``ExternalDataReference``) reads
+/// as `nil` through an optional property, and the error naming the file is logged;
+/// ``ManagedObject/value(forKey:)`` throws it.
+/// Where typed accessors report what they cannot throw.
+let attributeLogger = Logger(label: "strata.objects")
+
 @propertyWrapper
 public struct Attribute<Value: AttributeValueConvertible> {
     public let key: String
@@ -37,6 +46,10 @@ public struct Attribute<Value: AttributeValueConvertible> {
             let key = object[keyPath: storageKeyPath].key
             let index = object.attributeIndex(forKey: key, declaredIn: Object.self)
             let stored = object.attributeValue(at: index)
+            if case .externalDataReference(let reference)? = stored, let absent = Value.fromAttributeValue(nil) {
+                attributeLogger.error("\(object.entity.name).\(key): \(reference.error)")
+                return absent
+            }
             guard let value = Value.fromAttributeValue(stored) else {
                 preconditionFailure(
                     "\(object.entity.name).\(key) holds \(stored.map { "a \($0.type.rawValue) value" } ?? "no value"), "

@@ -20,6 +20,9 @@ extension AttributeValue {
         case .uri(let v): v.absoluteString
         case .transformable(let v): (try? JSONSerialization.jsonObject(with: v, options: [.fragmentsAllowed])) ?? NSNull()
         case .objectID(let v): v.uriRepresentation().absoluteString
+        // No value can stand for bytes that could not be read: `strata dump` leaves the
+        // attribute out and lists the file.
+        case .externalDataReference: NSNull()
         }
     }
 

@@ -22,6 +22,10 @@ public enum AttributeValue: Sendable, Hashable {
     /// Keep every payload at most 20 bytes (a `Decimal`'s): a value then takes 24 bytes in a
     /// row. When an object ID was 41 bytes inline, every attribute value of every row was 48.
     case objectID(ManagedObjectID)
+    /// Binary data a store keeps in a file of its own whose file could not be read: the
+    /// reference stays in the object, and a save writes it back unchanged. Reading it with
+    /// ``ManagedObject/value(forKey:)`` throws the ``StoreError`` that says which file.
+    case externalDataReference(ExternalDataReference)
 
     /// The attribute type this value belongs to.
     public var type: AttributeType {
@@ -40,6 +44,7 @@ public enum AttributeValue: Sendable, Hashable {
         case .uri: .uri
         case .transformable: .transformable
         case .objectID: .objectID
+        case .externalDataReference: .binaryData
         }
     }
 
@@ -81,6 +86,7 @@ public enum AttributeValue: Sendable, Hashable {
         case .uri(let v): v
         case .transformable(let v): v
         case .objectID(let v): v
+        case .externalDataReference(let v): v
         }
     }
 

@@ -6,11 +6,15 @@ extension ManagedObject {
     /// relationship's `Set<ManagedObject>` or, when ordered, `[ManagedObject]`; `nil` for no
     /// value.
     ///
-    /// - Throws: ``ValidationError`` with code `.unknownKey` when the entity has no such property.
+    /// - Throws: ``ValidationError`` with code `.unknownKey` when the entity has no such property;
+    ///   ``StoreError`` with code `.missingExternalData` for binary data whose file the store
+    ///   could not read (``ExternalDataReference``).
     public func value(forKey key: String) throws -> Any? {
         switch try slot(forKey: key) {
         case .attribute(let index):
-            return attributeValue(at: index)?.anyValue
+            let value = attributeValue(at: index)
+            if case .externalDataReference(let reference)? = value { throw reference.error }
+            return value?.anyValue
         case .relationship(let index):
             let objects = relatedObjects(at: index)
             let relationship = layout.relationships[index]

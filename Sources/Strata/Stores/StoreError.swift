@@ -10,7 +10,7 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case unreadable, notAStore, newerFormat, corruptFile, truncated, storeInUse, unknownEntity
-            case danglingReference, writeFailed, unsupportedModel, noModel
+            case danglingReference, writeFailed, unsupportedModel, noModel, missingExternalData
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -37,6 +37,10 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let unsupportedModel = Code(.unsupportedModel)
         /// The store carries no model Strata can read: open it with the model that wrote it.
         public static let noModel = Code(.noModel)
+        /// A value the store keeps in a file of its own (binary data with external storage)
+        /// cannot be read: the file is missing or unreadable. `file` names it; the rest of the
+        /// object reads (``ExternalDataReference``).
+        public static let missingExternalData = Code(.missingExternalData)
 
         public var description: String { base.rawValue }
     }

@@ -40,6 +40,8 @@ struct DumpStore: AsyncParsableCommand {
     }
 
     /// Every object of a SQLite or PostgreSQL store, entity by entity (by name), in reference order.
+    /// Binary data whose external file cannot be read is left out of its object's line; the files
+    /// are listed at the end, and the command fails (exit status 1) once everything else is out.
     private func dumpThroughContext(_ url: URL) async throws {
         let model = try StoreFileKind.model(for: url, given: self.model)
         let names = model.entities.map(\.name).sorted()
@@ -49,25 +51,42 @@ struct DumpStore: AsyncParsableCommand {
         let (coordinator, added) = try await StoreFileKind.openReadOnly(url, model: model)
         let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
         let output = FileHandle.standardOutput
+        var unreadable: [String] = []
         for name in names where entity == nil || name == entity {
-            let text = try await context.perform { context in
+            let (text, missing) = try await context.perform { context in
                 var request = FetchRequest<ManagedObject>(entityName: name)
                 request.includesSubentities = false
                 let objects = try context.fetch(request).sorted { ($0.objectID.referenceNumber ?? 0) < ($1.objectID.referenceNumber ?? 0) }
+                var missing: [String] = []
                 let lines = try objects.map { object in
-                    try ObjectLine.encode(
-                        entity: name, id: object.objectID,
-                        values: object.entity.attributesByName.keys.reduce(into: [:]) { values, key in values[key] = try object.primitiveValue(forKey: key) },
+                    var values: [String: AttributeValue] = [:]
+                    for key in object.entity.attributesByName.keys.sorted() {
+                        let value = try object.primitiveValue(forKey: key)
+                        if case .externalDataReference(let reference)? = value {
+                            missing.append("\(object.objectID.uriRepresentation().absoluteString) \(key): \(reference.fileURL.path) (\(reference.reason))")
+                            continue
+                        }
+                        values[key] = value
+                    }
+                    return try ObjectLine.encode(
+                        entity: name, id: object.objectID, values: values,
                         relationships: object.entity.relationshipsByName.values.map { relationship in
                             (relationship, try ObjectLine.targets(of: object, relationship.name))
                         })
                 }
                 context.reset()
-                return lines.map { $0 + "\n" }.joined()
+                return (lines.map { $0 + "\n" }.joined(), missing)
             }
             output.write(Data(text.utf8))
+            unreadable += missing
         }
         try await coordinator.removePersistentStore(added)
+        guard unreadable.isEmpty else {
+            let list = unreadable.map { "  \($0)\n" }.joined()
+            FileHandle.standardError.write(Data(
+                "error: \(unreadable.count) externally stored value(s) cannot be read; their objects were written without them:\n\(list)".utf8))
+            throw ExitCode(1)
+        }
     }
 }
 

@@ -77,6 +77,9 @@ enum EvaluationValue {
         case .uuid(let v): self = .uuid(v)
         case .uri(let v): self = .uri(v)
         case .objectID(let v): self = .objectID(v)
+        // External data whose file could not be read: its bytes if the file reads now; else it
+        // compares as no value (a predicate cannot throw here; reading the value does).
+        case .externalDataReference(let v): self = (try? v.data()).map { .data($0) } ?? .null
         }
     }
 

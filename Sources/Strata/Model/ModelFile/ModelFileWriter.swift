@@ -195,7 +195,7 @@ struct ModelFileWriter {
         case .date(let v): "\(v.timeIntervalSinceReferenceDate)"
         case .uuid(let v): v.uuidString
         case .uri(let v): v.absoluteString
-        case .binaryData, .transformable, .objectID: nil
+        case .binaryData, .transformable, .objectID, .externalDataReference: nil
         }
     }
 

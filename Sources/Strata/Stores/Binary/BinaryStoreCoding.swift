@@ -35,7 +35,9 @@ extension AttributeType {
 }
 
 extension ByteWriter {
-    mutating func attributeValue(_ value: AttributeValue?) {
+    /// - Throws: The ``StoreError`` of external data whose file cannot be read (a SQLite store's
+    ///   value, copied here): the binary store keeps bytes, and has none to keep.
+    mutating func attributeValue(_ value: AttributeValue?) throws {
         guard let value else {
             byte(0)
             return
@@ -55,18 +57,19 @@ extension ByteWriter {
         case .uuid(let v): withUnsafeBytes(of: v.uuid) { raw($0) }
         case .uri(let v): string(v.absoluteString)
         case .objectID(let v): string(v.uriRepresentation().absoluteString)
+        case .externalDataReference(let v): data(try v.data())
         }
     }
 
     /// The value at `position` of a column, as ``attributeValue(_:)`` writes it: a string's
     /// bytes copied from the column, without a `String` made.
-    mutating func attributeValue(_ column: AttributeColumn, at position: Int) {
+    mutating func attributeValue(_ column: AttributeColumn, at position: Int) throws {
         let copied: Void? = column.withUTF8(at: position) { utf8 in
             byte(AttributeType.string.binaryTag)
             varint(utf8.count)
             raw(utf8)
         }
-        if copied == nil { attributeValue(column[position]) }
+        if copied == nil { try attributeValue(column[position]) }
     }
 
     mutating func metadataValue(_ value: MetadataValue) {

@@ -6,7 +6,7 @@ import Foundation
 extension ByteWriter {
     /// One transaction; its changes name objects by the entity's position in the file's schema
     /// (`entityIndexes`), and a change of an entity the schema lacks is left out.
-    mutating func historyTransaction(_ transaction: PersistentHistoryTransaction, entityIndexes: [String: Int]) {
+    mutating func historyTransaction(_ transaction: PersistentHistoryTransaction, entityIndexes: [String: Int]) throws {
         signed(transaction.transactionNumber)
         double(transaction.timestamp.timeIntervalSinceReferenceDate)
         for string in [transaction.author, transaction.contextName, transaction.bundleID, transaction.processID] {
@@ -45,7 +45,7 @@ extension ByteWriter {
                 varint(tombstone.count)
                 for (name, value) in tombstone.sorted(by: { $0.key < $1.key }) {
                     string(name)
-                    attributeValue(value)
+                    try attributeValue(value)
                 }
             }
         }

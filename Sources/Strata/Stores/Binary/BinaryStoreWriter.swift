@@ -49,7 +49,7 @@ struct BinaryStoreWriter {
         var chunk = Chunk(entityIndex: index)
         for (reference, row) in rows {
             chunk.body.signed(reference)
-            encode(row, into: &chunk.body)
+            try encode(row, into: &chunk.body)
             try objectWritten(in: &chunk)
         }
         try flush(&chunk)
@@ -67,10 +67,10 @@ struct BinaryStoreWriter {
             chunk.body.signed(reference)
             switch row {
             case .row(let row):
-                encode(row, into: &chunk.body)
+                try encode(row, into: &chunk.body)
             case .column(_, let position):
                 chunk.body.signed(columns.versions[position])
-                for box in base.attributes { chunk.body.attributeValue(box.column, at: position) }
+                for box in base.attributes { try chunk.body.attributeValue(box.column, at: position) }
                 for slot in columns.relationships.indices { encode(columns.relationships[slot][position], into: &chunk.body) }
             }
             try objectWritten(in: &chunk)
@@ -85,9 +85,9 @@ struct BinaryStoreWriter {
         var body = ByteWriter(capacity: BinaryStoreFormat.chunkSize + 4096)
     }
 
-    private func encode(_ row: Row, into body: inout ByteWriter) {
+    private func encode(_ row: Row, into body: inout ByteWriter) throws {
         body.signed(row.version)
-        for value in row.attributes { body.attributeValue(value) }
+        for value in row.attributes { try body.attributeValue(value) }
         for targets in row.relationships { encode(targets, into: &body) }
     }
 
@@ -159,7 +159,7 @@ struct BinaryStoreWriter {
             count = 0
         }
         for transaction in history {
-            body.historyTransaction(transaction, entityIndexes: entityIndexes)
+            try body.historyTransaction(transaction, entityIndexes: entityIndexes)
             count += 1
             if body.count >= BinaryStoreFormat.chunkSize { try flush(&self) }
         }

@@ -54,6 +54,8 @@ package enum CoreDataSQLiteValues {
         case .objectID(let v): return .text(v.uriRepresentation().absoluteString)
         case .uuid(let v): return .blob(withUnsafeBytes(of: v.uuid) { Data($0) })
         case .transformable(let v): return .blob(v)
+        // Written back as it was read: 0x02, the file's name, NUL (§8).
+        case .externalDataReference(let v): return .blob(Data([2]) + Data(v.name.utf8) + Data([0]))
         case .binaryData(let v):
             // With external storage allowed, an inline value carries a 0x01 prefix.
             return .blob(allowsExternalStorage ? Data([1]) + v : v)
@@ -62,10 +64,11 @@ package enum CoreDataSQLiteValues {
 
     /// The attribute value a stored value holds.
     ///
-    /// - Parameter externalData: For a Binary attribute with external storage: the file a
-    ///   reference (`0x02` + UUID) names, read from the store's `_EXTERNAL_DATA` folder.
+    /// - Parameter externalData: For a Binary attribute with external storage: the value of the
+    ///   file a reference (`0x02` + UUID) names, in the store's `_EXTERNAL_DATA` folder (its
+    ///   bytes, or an ``ExternalDataReference`` when it cannot be read).
     package static func decode(
-        _ stored: SQLiteValue, for attribute: AttributeDescription, externalData: (String) throws -> Data = { name in
+        _ stored: SQLiteValue, for attribute: AttributeDescription, externalData: (String) throws -> AttributeValue = { name in
             throw Failure(description: "the value is stored in the external file \(name), and no folder was given to read it from")
         }
     ) throws -> AttributeValue? {
@@ -80,7 +83,7 @@ package enum CoreDataSQLiteValues {
     /// per value, without the attribute's whole description. A failure does not name the
     /// attribute; the caller does.
     package static func decode(
-        _ stored: SQLiteValue, type: AttributeType, allowsExternalStorage: Bool, externalData: (String) throws -> Data
+        _ stored: SQLiteValue, type: AttributeType, allowsExternalStorage: Bool, externalData: (String) throws -> AttributeValue
     ) throws -> AttributeValue? {
         func fail() -> Failure {
             Failure(description: "a stored \(stored.kind) does not fit a \(type.rawValue) attribute")
@@ -147,7 +150,7 @@ package enum CoreDataSQLiteValues {
                 guard v.count == 38, let name = String(data: v.dropFirst().prefix(36), encoding: .ascii), UUID(uuidString: name) != nil else {
                     throw fail()
                 }
-                return .binaryData(try externalData(name))
+                return try externalData(name)
             default: throw fail()
             }
         case .undefined:

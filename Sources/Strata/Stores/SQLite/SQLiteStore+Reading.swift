@@ -247,15 +247,21 @@ extension SQLiteStore {
         ManagedObjectID(space: ObjectIDSpace.make(store: identifier, entityName: entity), number: reference)
     }
 
-    /// An externally stored value: `.<store name>_SUPPORT/_EXTERNAL_DATA/<UUID>` beside the store.
-    func externalData(_ name: String) throws -> Data {
-        let storeName = fileURL.deletingPathExtension().lastPathComponent
-        let file = fileURL.deletingLastPathComponent()
-            .appendingPathComponent(".\(storeName)_SUPPORT/_EXTERNAL_DATA/\(name)")
+    /// An externally stored value: `.<store name>_SUPPORT/_EXTERNAL_DATA/<UUID>` beside the store;
+    /// a file that cannot be read is that value's problem alone (``ExternalDataReference``).
+    func externalData(_ name: String) -> AttributeValue {
+        let file = Self.externalDataFile(name, store: fileURL)
         do {
-            return try Data(contentsOf: file)
+            return .binaryData(try Data(contentsOf: file))
         } catch {
-            throw CoreDataSQLiteValues.Failure(description: "the externally stored value \(file.path) cannot be read: \(error.localizedDescription)")
+            let reason = FileManager.default.fileExists(atPath: file.path) ? error.localizedDescription : "the file is missing"
+            return .externalDataReference(ExternalDataReference(name: name, fileURL: file, reason: reason))
         }
+    }
+
+    /// Where Core Data keeps the externally stored value `name` of the store at `store`.
+    package static func externalDataFile(_ name: String, store: URL) -> URL {
+        let storeName = store.deletingPathExtension().lastPathComponent
+        return store.deletingLastPathComponent().appendingPathComponent(".\(storeName)_SUPPORT/_EXTERNAL_DATA/\(name)")
     }
 }

@@ -53,6 +53,7 @@ struct SQLiteStoreVerifier {
         }
         for entity in mapping.entities.values.sorted(by: { $0.number < $1.number }) {
             objectCount += Int(try inspection.integer("SELECT count(*) FROM \(entity.table) WHERE Z_ENT = ?", [.integer(Int64(entity.number))]))
+            try checkExternalData(of: entity)
             for toOne in entity.toOnes {
                 guard let destination = mapping.entities[toOne.destination] else { continue }
                 let dangling = try inspection.integer(
@@ -74,6 +75,25 @@ struct SQLiteStoreVerifier {
             let counter = try inspection.integer("SELECT coalesce(Z_MAX, 0) FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(Int64(root.number))])
             if highest > counter {
                 problems.append("Z_PRIMARYKEY's Z_MAX for \(root.name) is \(counter), below the highest Z_PK \(highest): numbers would be handed out twice")
+            }
+        }
+    }
+
+    /// Every externally stored value of the entity's own objects (§8: `0x02`, a UUID, NUL)
+    /// whose file in `.<store>_SUPPORT/_EXTERNAL_DATA` is missing or unreadable, by name.
+    private mutating func checkExternalData(of entity: CoreDataSQLiteMapping.Entity) throws {
+        for attribute in entity.attributes where attribute.attribute.allowsExternalBinaryDataStorage {
+            let references = try inspection.texts(
+                "SELECT Z_PK || ' ' || CAST(substr(\(attribute.column), 2, 36) AS TEXT) FROM \(entity.table) "
+                    + "WHERE Z_ENT = ? AND substr(\(attribute.column), 1, 1) = x'02' ORDER BY Z_PK",
+                [.integer(Int64(entity.number))])
+            for reference in references {
+                let parts = reference.split(separator: " ", maxSplits: 1).map(String.init)
+                guard parts.count == 2 else { continue }
+                let file = SQLiteStore.externalDataFile(parts[1], store: inspection.url)
+                if !FileManager.default.isReadableFile(atPath: file.path) {
+                    problems.append("\(entity.layout.name) p\(parts[0]).\(attribute.attribute.name): its external file \(file.path) is missing or unreadable")
+                }
             }
         }
     }
