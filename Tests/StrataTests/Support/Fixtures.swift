@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 
 /// Where the tests find files: the package's own test models, and the real Xcode models of
 /// other projects that sit beside the project (`../shared/fixtures/xcdatamodels`), absent in a
@@ -24,6 +25,9 @@ enum Fixtures {
     static var canReadSharedSQLiteStores: Bool {
         FileManager.default.fileExists(atPath: sharedSQLiteStores.path) && CoreDataStoreReader.isAvailable
     }
+
+    /// Whether `python3` and its `plistlib` are here: the independent reader of keyed archives.
+    static let hasPythonPlistlib = (try? ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", "import plistlib"]).status) == 0
 
     /// Every `.xcdatamodeld` bundle below the shared fixtures folder.
     static func sharedBundles() -> [URL] {

@@ -99,7 +99,20 @@ struct KeyedArchive {
         return []
     }
 
-    private func raw(_ uid: Int) throws -> Value {
+    /// The UIDs an array field holds (`NS.objects`, `NS.keys`); `nil` when the field is no array.
+    func uids(_ value: Value?) throws -> [Int]? {
+        guard case .array(let items)? = value else { return nil }
+        return try items.map { index in
+            guard case .uid(let uid) = try list.object(at: index) else {
+                throw BinaryPropertyList.Failure(description: "an archived array holds something other than references")
+            }
+            return uid
+        }
+    }
+
+    /// The archive's object at `uid` as the property list holds it: a string, number or data
+    /// itself, a dictionary for an object.
+    func raw(_ uid: Int) throws -> Value {
         guard objects.indices.contains(uid) else { throw BinaryPropertyList.Failure(description: "no archived object \(uid)") }
         return try list.object(at: objects[uid])
     }
