@@ -17,9 +17,12 @@ import Logging
 /// Reading a non-optional property that has no value yet is a programmer error: give the
 /// attribute a default value, or declare the property optional.
 ///
-/// Binary data whose external file the store could not read (``ExternalDataReference``) reads
-/// as `nil` through an optional property, and the error naming the file is logged;
-/// ``ManagedObject/value(forKey:)`` throws it.
+/// A transformable attribute's value goes through the attribute's value transformer (Core Data's
+/// keyed archive by default; ``TransformableAttribute``). A value the accessor cannot give —
+/// binary data whose external file the store could not read (``ExternalDataReference``), an
+/// archive of a class Strata cannot decode, a transformer nobody registered — reads as `nil`
+/// through an optional property, and the error is logged; ``ManagedObject/value(forKey:as:)``
+/// and ``ManagedObject/value(forKey:)`` throw it.
 /// Where typed accessors report what they cannot throw.
 let attributeLogger = Logger(label: "strata.objects")
 
@@ -50,6 +53,9 @@ public struct Attribute<Value: AttributeValueConvertible> {
                 attributeLogger.error("\(object.entity.name).\(key): \(reference.error)")
                 return absent
             }
+            if case .transformable? = stored {
+                return transformed(stored, object: object, key: key, index: index)
+            }
             guard let value = Value.fromAttributeValue(stored) else {
                 preconditionFailure(
                     "\(object.entity.name).\(key) holds \(stored.map { "a \($0.type.rawValue) value" } ?? "no value"), "
@@ -61,9 +67,35 @@ public struct Attribute<Value: AttributeValueConvertible> {
             let key = object[keyPath: storageKeyPath].key
             let index = object.attributeIndex(forKey: key, declaredIn: Object.self)
             let type = object.layout.attributes[index].type
-            let value = newValue.attributeValue
+            let value: AttributeValue?
+            if type == .transformable {
+                do {
+                    value = try newValue.attributeValue(for: object.layout.attributes[index])
+                } catch {
+                    preconditionFailure("\(object.entity.name).\(key): \(error) (use a type its transformer can store)")
+                }
+            } else {
+                value = newValue.attributeValue
+            }
             object.setAttributeValue(value.map { $0.converted(to: type) ?? $0 }, at: index)
         }
+    }
+
+    /// A transformable attribute's value, through its transformer. One that cannot be made a
+    /// `Value` (an archive of an unknown class, an unregistered transformer) reads as `nil`
+    /// through an optional property, the error logged; ``ManagedObject/value(forKey:)`` and
+    /// ``ManagedObject/value(forKey:as:)`` throw it.
+    private static func transformed(_ stored: AttributeValue?, object: ManagedObject, key: String, index: Int) -> Value {
+        do {
+            if let value = try Value.fromAttributeValue(stored, of: object.layout.attributes[index]) { return value }
+        } catch {
+            if let absent = Value.fromAttributeValue(nil) {
+                attributeLogger.error("\(object.entity.name).\(key): \(error)")
+                return absent
+            }
+            preconditionFailure("\(object.entity.name).\(key): \(error) (declare the property optional, or read it with value(forKey:as:))")
+        }
+        preconditionFailure("\(object.entity.name).\(key) holds a transformable value that is not a \(Value.self)")
     }
 }
 

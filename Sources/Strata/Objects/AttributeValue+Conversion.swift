@@ -81,10 +81,11 @@ extension AttributeValue {
                 return .transformable(data)
             }
         case .transformable:
+            // Data is the stored bytes; anything else is archived as Core Data's default
+            // transformer does (an attribute that names another transformer goes through
+            // `ManagedObject.setValue(_:forKey:)`).
             if let v = value as? Data { return .transformable(v) }
-            if let v = value as? any Encodable, let data = try? JSONEncoder.transformable.encode(v) {
-                return .transformable(data)
-            }
+            if let data = try? TransformableCoding.keyedArchive.storedData(for: value) { return .transformable(data) }
         case .objectID:
             if let v = value as? ManagedObjectID { return .objectID(v) }
         }
@@ -112,20 +113,30 @@ extension AttributeValue {
 }
 
 extension JSONEncoder {
-    /// The encoder for transformable values: sorted keys, so that equal values encode equally.
+    /// The encoder for transformable values stored as JSON: sorted keys, so that equal values
+    /// encode equally; dates as their seconds since 2001, exactly (ISO 8601 dropped fractions).
     static var transformable: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .deferredToDate
         return encoder
     }
 }
 
 extension JSONDecoder {
-    /// The decoder matching ``JSONEncoder/transformable``.
+    /// The decoder matching ``JSONEncoder/transformable``; it reads the ISO 8601 dates Strata
+    /// wrote before, too.
     static var transformable: JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            if let seconds = try? container.decode(Double.self) { return Date(timeIntervalSinceReferenceDate: seconds) }
+            let text = try container.decode(String.self)
+            for style in [Date.ISO8601FormatStyle(), Date.ISO8601FormatStyle(includingFractionalSeconds: true)] {
+                if let date = try? style.parse(text) { return date }
+            }
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(text) is not an ISO 8601 date")
+        }
         return decoder
     }
 }

@@ -2,8 +2,9 @@ import Foundation
 
 extension AttributeValue {
     /// The value as a JSON value (for `JSONSerialization`), in the form `strata dump` writes:
-    /// numbers and booleans as themselves, dates as ISO 8601 strings, binary data as base64,
-    /// decimals, UUIDs, URIs and object IDs as strings, transformable values as the JSON they hold.
+    /// numbers and booleans as themselves, dates as ISO 8601 strings, binary data and
+    /// transformable values' stored bytes (a keyed archive, whatever it holds) as base64,
+    /// decimals, UUIDs, URIs and object IDs as strings.
     public var jsonObject: Any {
         switch self {
         case .integer16(let v): Int(v)
@@ -18,7 +19,7 @@ extension AttributeValue {
         case .binaryData(let v): v.base64EncodedString()
         case .uuid(let v): v.uuidString
         case .uri(let v): v.absoluteString
-        case .transformable(let v): (try? JSONSerialization.jsonObject(with: v, options: [.fragmentsAllowed])) ?? NSNull()
+        case .transformable(let v): v.base64EncodedString()
         case .objectID(let v): v.uriRepresentation().absoluteString
         // No value can stand for bytes that could not be read: `strata dump` leaves the
         // attribute out and lists the file.
@@ -86,7 +87,11 @@ extension AttributeValue {
             } else {
                 try self.init(jsonObject: jsonObject, type: .transformable)
             }
+        case .transformable where (jsonObject as? String).flatMap({ Data(base64Encoded: $0) }) != nil:
+            // The stored bytes, as `jsonObject` writes them.
+            self = .transformable(Data(base64Encoded: jsonObject as? String ?? "") ?? Data())
         case .transformable, .composite:
+            // A value as JSON (what `strata dump` wrote before it wrote the stored bytes).
             guard JSONSerialization.isValidJSONObject([jsonObject]),
                 let data = try? JSONSerialization.data(withJSONObject: jsonObject, options: [.fragmentsAllowed, .sortedKeys])
             else { throw fail() }

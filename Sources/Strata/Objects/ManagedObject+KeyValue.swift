@@ -6,14 +6,23 @@ extension ManagedObject {
     /// relationship's `Set<ManagedObject>` or, when ordered, `[ManagedObject]`; `nil` for no
     /// value.
     ///
+    /// A transformable attribute's value is what its value transformer makes of the stored bytes
+    /// (Core Data's keyed archive by default: `[Any]`, `[String: Any]`, `String`, … as
+    /// ``ArchivedValue/anyValue`` gives them).
+    ///
     /// - Throws: ``ValidationError`` with code `.unknownKey` when the entity has no such property;
     ///   ``StoreError`` with code `.missingExternalData` for binary data whose file the store
-    ///   could not read (``ExternalDataReference``).
+    ///   could not read (``ExternalDataReference``); ``TransformableValueError`` for a
+    ///   transformable value its transformer cannot give (an archive of an unknown class, an
+    ///   unregistered transformer).
     public func value(forKey key: String) throws -> Any? {
         switch try slot(forKey: key) {
         case .attribute(let index):
             let value = attributeValue(at: index)
             if case .externalDataReference(let reference)? = value { throw reference.error }
+            if case .transformable(let data)? = value, layout.attributes[index].type == .transformable {
+                return try layout.attributes[index].transformableCoding.value(fromStored: data)
+            }
             return value?.anyValue
         case .relationship(let index):
             let objects = relatedObjects(at: index)
@@ -36,6 +45,15 @@ extension ManagedObject {
             let attribute = layout.attributes[index]
             guard let value else {
                 setAttributeValue(nil, at: index)
+                return
+            }
+            if attribute.type == .transformable, !(value is AttributeValue) {
+                // Through the attribute's value transformer, as Core Data stores it.
+                do {
+                    setAttributeValue(.transformable(try attribute.transformableCoding.storedData(for: value)), at: index)
+                } catch let error as TransformableValueError {
+                    throw ValidationError(.wrongType, entity: entity.name, key: key, objectID: objectID, error.message)
+                }
                 return
             }
             guard let converted = AttributeValue.make(from: value, as: attribute.type) else {
@@ -61,6 +79,32 @@ extension ManagedObject {
             }
             try setRelatedObjects(objects, at: index)
         }
+    }
+
+    /// An attribute's value as `T`, as a typed property (``Attribute``) reads it — a
+    /// transformable one through its value transformer — but throwing where the property would
+    /// read `nil` or stop: a value that is not a `T`, one its transformer cannot give, external
+    /// data whose file is missing. `nil` when the attribute has no value.
+    ///
+    /// ```swift
+    /// let tags = try book.value(forKey: "tags", as: [String].self)
+    /// ```
+    ///
+    /// - Throws: ``ValidationError`` (`.unknownKey`, `.wrongType`), ``TransformableValueError``,
+    ///   ``StoreError`` `.missingExternalData`.
+    public func value<T: AttributeValueConvertible>(forKey key: String, as type: T.Type) throws -> T? {
+        guard case .attribute(let index) = try slot(forKey: key) else {
+            throw ValidationError(.wrongType, entity: entity.name, key: key, "value(forKey:as:) reads attributes")
+        }
+        let stored = attributeValue(at: index)
+        guard let stored else { return nil }
+        if case .externalDataReference(let reference) = stored { throw reference.error }
+        guard let value = try T.fromAttributeValue(stored, of: layout.attributes[index]) else {
+            if case .transformable = stored, T.decodesTransformables(layout.attributes[index]), T.self is any Decodable.Type { return nil }
+            throw ValidationError(
+                .wrongType, entity: entity.name, key: key, objectID: objectID, "the attribute holds a \(stored.type.rawValue) value, not a \(T.self)")
+        }
+        return value
     }
 
     /// An attribute's stored value, without conversion to a Swift type.
