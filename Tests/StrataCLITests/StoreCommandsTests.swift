@@ -56,7 +56,7 @@ import Testing
         #expect(emma.contains(#""chapters":["Chapter(Preface)","Chapter(Volume I, Chapter I)"]"#), "ordered relationships keep their order")
         #expect(emma.contains(#""price":"12.5""#) && emma.contains(#""cover":"AAEC\/w==""#))
         let austen = try #require(try normalized(dump.output).first { $0.contains("Jane Austen") })
-        #expect(austen.contains(#""born":"1775-12-16T00:00:00.000Z""#))
+        #expect(austen.contains(#""born":"1775-12-16T00:00:00Z""#), "a whole second has no fraction to keep")
     }
 
     @Test func aBadLineIsReportedAndNothingIsWritten() throws {

@@ -2,7 +2,8 @@ import Foundation
 
 extension AttributeValue {
     /// The value as a JSON value (for `JSONSerialization`), in the form `strata dump` writes:
-    /// numbers and booleans as themselves, dates as ISO 8601 strings, binary data and
+    /// numbers and booleans as themselves, dates as ISO 8601 strings that read back exactly
+    /// (as many fractional digits as the date needs), binary data and
     /// transformable values' stored bytes (a keyed archive, whatever it holds) as base64,
     /// decimals, UUIDs, URIs and object IDs as strings.
     public var jsonObject: Any {
@@ -15,7 +16,7 @@ extension AttributeValue {
         case .float(let v): Double(v)
         case .string(let v): v
         case .boolean(let v): v
-        case .date(let v): Self.iso8601.format(v)
+        case .date(let v): ExactDateText.format(v)
         case .binaryData(let v): v.base64EncodedString()
         case .uuid(let v): v.uuidString
         case .uri(let v): v.absoluteString
@@ -25,6 +26,23 @@ extension AttributeValue {
         // attribute out and lists the file.
         case .externalDataReference: NSNull()
         }
+    }
+
+    /// A value of `attribute` from the JSON form ``jsonObject`` writes; for a transformable
+    /// attribute, a JSON value that is not the stored bytes in base64 is the value itself, stored
+    /// through the attribute's value transformer (Core Data's keyed archive by default).
+    ///
+    /// - Throws: ``ValidationError`` with code `.wrongType` when the JSON value does not fit.
+    public init(jsonObject: Any, for attribute: AttributeDescription) throws {
+        if attribute.type == .transformable, (jsonObject as? String).flatMap({ Data(base64Encoded: $0) }) == nil {
+            do {
+                self = .transformable(try attribute.transformableCoding.storedData(for: jsonObject))
+            } catch let error as TransformableValueError {
+                throw ValidationError(.wrongType, entity: "", key: attribute.name, error.message)
+            }
+            return
+        }
+        try self.init(jsonObject: jsonObject, type: attribute.type)
     }
 
     /// A value of `type` from the JSON form ``jsonObject`` writes.
@@ -62,7 +80,7 @@ extension AttributeValue {
             self = .boolean(flag)
         case .date:
             guard let text = jsonObject as? String,
-                let date = (try? Self.iso8601.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text))
+                let date = ExactDateText.parse(text)
             else { throw fail() }
             self = .date(date)
         case .binaryData:
@@ -110,5 +128,4 @@ extension AttributeValue {
     }
 
     /// ISO 8601 with fractional seconds, so that dates keep their milliseconds.
-    private static let iso8601 = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 }

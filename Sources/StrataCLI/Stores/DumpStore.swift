@@ -11,8 +11,11 @@ struct DumpStore: AsyncParsableCommand {
     @Argument(help: "A store file (binary or SQLite), or a postgres:// URL.")
     var store: String
 
-    @Option(help: "Dump only the objects of this entity.")
+    @Option(help: "Dump only the objects of this entity and of its subentities (as a fetch of the entity finds them).")
     var entity: String?
+
+    @Flag(help: "With --entity: the entity's own objects only, not its subentities'.")
+    var entityOnly = false
 
     @Option(help: "For a SQLite store that carries no model: the model (.xcdatamodel or .xcdatamodeld).")
     var model: String?
@@ -27,10 +30,11 @@ struct DumpStore: AsyncParsableCommand {
             throw CommandFailure("the store has no entity '\(entity)' (it has: \(file.entities.map(\.name).joined(separator: ", ")))")
         }
         let entities = Dictionary(uniqueKeysWithValues: file.entities.map { ($0.name, $0) })
+        let dumped = try entity.map { try Self.dumped($0, only: entityOnly, model: file.recordedModel()) }
         let output = FileHandle.standardOutput
         try file.forEachChunk { chunk in
             if let error = chunk.error { throw error }
-            guard let name = chunk.entity, entity == nil || name == entity, let schema = entities[name] else { return }
+            guard let name = chunk.entity, dumped?.contains(name) ?? true, let schema = entities[name] else { return }
             var text = ""
             for object in chunk.objects.sorted(by: { ($0.objectID.referenceNumber ?? 0) < ($1.objectID.referenceNumber ?? 0) }) {
                 text += try ObjectLine.encode(object, entity: schema) + "\n"
@@ -48,11 +52,12 @@ struct DumpStore: AsyncParsableCommand {
         if let entity, !names.contains(entity) {
             throw CommandFailure("the store has no entity '\(entity)' (it has: \(names.joined(separator: ", ")))")
         }
+        let dumped = entity.map { Self.dumped($0, only: entityOnly, model: model) }
         let (coordinator, added) = try await StoreFileKind.openReadOnly(url, model: model)
         let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
         let output = FileHandle.standardOutput
         var unreadable: [String] = []
-        for name in names where entity == nil || name == entity {
+        for name in names where dumped?.contains(name) ?? true {
             let (text, missing) = try await context.perform { context in
                 var request = FetchRequest<ManagedObject>(entityName: name)
                 request.includesSubentities = false
@@ -87,6 +92,21 @@ struct DumpStore: AsyncParsableCommand {
                 "error: \(unreadable.count) externally stored value(s) cannot be read; their objects were written without them:\n\(list)".utf8))
             throw ExitCode(1)
         }
+    }
+}
+
+extension DumpStore {
+    /// The entities `--entity name` dumps: it and every entity below it, unless `only`.
+    static func dumped(_ name: String, only: Bool, model: ManagedObjectModel) -> Set<String> {
+        guard !only else { return [name] }
+        return Set(model.entities.map(\.name).filter { candidate in
+            var current: String? = candidate
+            while let entity = current {
+                if entity == name { return true }
+                current = model.entitiesByName[entity]?.superentityName
+            }
+            return false
+        })
     }
 }
 

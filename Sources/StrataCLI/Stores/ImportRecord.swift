@@ -33,7 +33,7 @@ struct ImportRecord: Sendable {
                 guard let attribute = attributes[key] else { throw fail("\(entityName) has no attribute '\(key)'") }
                 guard !(json is NSNull) else { continue }
                 do {
-                    values[key] = try AttributeValue(jsonObject: json, type: attribute.type)
+                    values[key] = try AttributeValue(jsonObject: json, for: attribute)
                 } catch {
                     throw fail("\(entityName).\(key): \((error as? ValidationError)?.message ?? "\(error)")")
                 }

@@ -45,8 +45,13 @@ enum StoreFileKind {
 
     /// The model to open the store at `url` with: the one `path` names (its current version),
     /// else the one the store carries.
+    /// The model to read the store at `url` with: the one given — of a bundle, the version that
+    /// wrote the store — or the one the store carries.
+    ///
+    /// - Throws: ``CommandFailure`` before anything is read when the model given did not write
+    ///   the store (no version of a bundle did), or when the store carries none and none is given.
     static func model(for url: URL, given path: String?) throws -> ManagedObjectModel {
-        if let path { return try ModelSource(path: path).model(version: nil).model }
+        if let path { return try matchingModel(at: path, for: url) }
         switch StoreFileKind(of: url) {
         case .binary: return try BinaryStoreFile(contentsOf: url).recordedModel()
         case .postgres:
@@ -61,6 +66,31 @@ enum StoreFileKind {
                 throw CommandFailure("\(error.description). Give it with --model MODEL (a .xcdatamodel or .xcdatamodeld)")
             }
         }
+    }
+
+    private static func matchingModel(at path: String, for url: URL) throws -> ManagedObjectModel {
+        let source = try ModelSource(path: path)
+        let metadata: [String: MetadataValue]
+        switch StoreFileKind(of: url) {
+        case .binary: metadata = try BinaryStoreFile(contentsOf: url).metadata
+        case .sqlite: metadata = try SQLiteStore.metadataForPersistentStore(at: url)
+        case .postgres: metadata = try PostgresStore.metadataForPersistentStore(at: url)
+        }
+        if let bundle = source.bundle {
+            do {
+                return try bundle.version(forStoreMetadata: metadata).model
+            } catch let error as PersistenceError {
+                throw CommandFailure("\(error.message) (\(path))")
+            }
+        }
+        let model = try source.model(version: nil).model
+        let differences = model.incompatibleEntities(inConfiguration: nil, storeMetadata: metadata)
+        guard differences.isEmpty else {
+            throw CommandFailure(
+                "the model \(path) did not write this store (\(differences.joined(separator: ", ")) differ): "
+                    + "give the model version that did, or its bundle (.xcdatamodeld)")
+        }
+        return model
     }
 
     /// Whether the store at `url` records persistent history (and so takes saves only from a

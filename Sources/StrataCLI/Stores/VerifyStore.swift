@@ -52,6 +52,7 @@ struct VerifyStore: ParsableCommand {
     private func verifySQLite(_ url: URL) throws {
         let metadata = try SQLiteStore.metadataForPersistentStore(at: url)
         var verifier = try SQLiteStoreVerifier(url: url)
+        verifier.modelWasGiven = model != nil
         if let model {
             switch try Self.model(at: model, matching: metadata) {
             case .success(let model): verifier.model = model

@@ -8,6 +8,8 @@ import Strata
 struct SQLiteStoreVerifier {
     let inspection: SQLiteInspection
     var model: ManagedObjectModel?
+    /// Whether a model was given (`--model`), whether or not it matched the store.
+    var modelWasGiven = false
     private(set) var objectCount = 0
     var problems: [String] = []
     /// What could not be checked, and why.
@@ -21,7 +23,8 @@ struct SQLiteStoreVerifier {
         let integrity = try inspection.texts("PRAGMA integrity_check")
         if integrity != ["ok"] { problems += integrity.map { "SQLite integrity check: \($0)" } }
         guard let model else {
-            notes.append("the store carries no model and none was given (--model): only SQLite's integrity check ran")
+            // A model given that did not write the store is a problem already reported.
+            if !modelWasGiven { notes.append("the store carries no model and none was given (--model): only SQLite's integrity check ran") }
             return
         }
         let mapping = CoreDataSQLiteMapping(model: model, existingTables: try inspection.tableColumns())
