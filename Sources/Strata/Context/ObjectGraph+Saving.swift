@@ -46,6 +46,7 @@ extension ObjectGraph {
             object.willSave()
         }
         processPendingChanges()
+        deriveAttributes()
         try validate()
 
         try assignPermanentIDs(to: inserted.values.filter { !$0.isDeleted })

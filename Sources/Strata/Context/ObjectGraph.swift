@@ -46,6 +46,11 @@ final class ObjectGraph {
     /// changes, a merge policy's resolution, an upsert): the next save first makes sure
     /// both sides of every link it writes agree (see `repairInverses()`).
     var rebasedSinceSave = false
+    /// Each entity's derived attributes, and the relationship slots through which others' read
+    /// it, worked out once (`ObjectGraph+Derivation.swift`).
+    var derivationCache: [String: [Derivation]] = [:]
+    private(set) lazy var modelHasDerivedAttributes = model.hasDerivedAttributes
+    var derivationReaderCache: [String: [Int]] = [:]
     /// Store identifier → the incremental store it is (`nil`: another kind), looked up once.
     private var incrementalStores: [String: IncrementalStore?] = [:]
 

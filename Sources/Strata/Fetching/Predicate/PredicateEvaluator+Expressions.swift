@@ -185,6 +185,10 @@ extension PredicateEvaluator {
         case "lowercase:", "uppercase:":
             guard case .string(let text) = try argument(0) else { throw FetchPredicateError(.evaluation, "\(name) needs a string") }
             return .string(name == "lowercase:" ? text.lowercased() : text.uppercased())
+        case "canonical:":
+            // Core Data's canonical form for comparisons: case and diacritics folded away.
+            guard case .string(let text) = try argument(0) else { throw FetchPredicateError(.evaluation, "\(name) needs a string") }
+            return .string(text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil))
         case "length:":
             guard case .string(let text) = try argument(0) else { throw FetchPredicateError(.evaluation, "\(name) needs a string") }
             return .integer(Int64(text.count))

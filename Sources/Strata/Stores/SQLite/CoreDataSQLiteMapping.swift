@@ -50,7 +50,7 @@ package struct CoreDataSQLiteMapping: Sendable {
         package let attributes: [AttributeColumn]
         package let toOnes: [ToOneColumn]
         package let toManys: [ToManySlot]
-        /// The attributes a save writes: all but derived ones, which the store keeps.
+        /// The attributes a save writes: all but derived ones a trigger of the store keeps.
         package let storedAttributes: [AttributeColumn]
         /// What reading and writing a row need of each attribute, in ``attributes``' order, as
         /// plain arrays: a loop over them copies no attribute description per row.
@@ -73,7 +73,8 @@ package struct CoreDataSQLiteMapping: Sendable {
         package let writesToManys: Bool
 
         init(
-            layout: EntityLayout, number: Int, table: String, attributes: [AttributeColumn], toOnes: [ToOneColumn], toManys: [ToManySlot]
+            layout: EntityLayout, number: Int, table: String, attributes: [AttributeColumn], toOnes: [ToOneColumn], toManys: [ToManySlot],
+            keptByTriggers: Set<String> = []
         ) {
             self.layout = layout
             self.number = number
@@ -81,7 +82,7 @@ package struct CoreDataSQLiteMapping: Sendable {
             self.attributes = attributes
             self.toOnes = toOnes
             self.toManys = toManys
-            storedAttributeIndices = attributes.indices.filter { attributes[$0].attribute.derivationExpression == nil }
+            storedAttributeIndices = attributes.indices.filter { !keptByTriggers.contains(attributes[$0].attribute.name) }
             storedAttributes = storedAttributeIndices.map { attributes[$0] }
             attributeSlots = attributes.map(\.slot)
             attributeTypes = attributes.map(\.attribute.type)
@@ -125,9 +126,13 @@ package struct CoreDataSQLiteMapping: Sendable {
     /// Relationships Strata cannot store yet in Core Data's format: to-many without an inverse.
     package let unsupported: [String]
 
-    /// - Parameter existingTables: For a store that exists, its tables and their columns: its
-    ///   join tables are read where the file has them (``CoreDataSQLiteSchema/adopting(existingTables:)``).
-    package init(model: ManagedObjectModel, existingTables: [String: [String]] = [:]) {
+    /// - Parameters:
+    ///   - existingTables: For a store that exists, its tables and their columns: its join tables
+    ///     are read where the file has them (``CoreDataSQLiteSchema/adopting(existingTables:)``).
+    ///   - derivedByTriggers: The derived attributes ("Entity.attribute") the database keeps with
+    ///     triggers, which saves do not write; every other derived attribute is written with the
+    ///     value the saving context computed.
+    package init(model: ManagedObjectModel, existingTables: [String: [String]] = [:], derivedByTriggers: Set<String> = []) {
         let schema = CoreDataSQLiteSchema(model: model).adopting(existingTables: existingTables)
         self.schema = schema
         var entities: [String: Entity] = [:]
@@ -221,8 +226,10 @@ package struct CoreDataSQLiteMapping: Sendable {
                             destinationTable: destination.table),
                         destination: relationship.destinationEntityName, destinationNumbers: destinationNumbers))
             }
+            let kept = Set(attributes.map(\.attribute.name).filter { derivedByTriggers.contains("\(declaring($0, from: layout.name)).\($0)") })
             entities[layout.name] = Entity(
-                layout: layout, number: own.number, table: own.table, attributes: attributes, toOnes: toOnes, toManys: toManys)
+                layout: layout, number: own.number, table: own.table, attributes: attributes, toOnes: toOnes, toManys: toManys,
+                keptByTriggers: kept)
         }
         self.entities = entities
         entityNames = Dictionary(schema.entities.map { ($0.number, $0.name) }, uniquingKeysWith: { a, _ in a })

@@ -7,7 +7,7 @@ import Foundation
 /// A pure function of the model: the SQLite store creates its file from it and reads real files
 /// by it, and the tests hold it to the schemas of stores Core Data wrote. Left out for now, each
 /// marked "unchecked" on that page: composite attributes' flattened columns, the hidden column of
-/// a to-many without an inverse, R-tree indexes, derived attributes' triggers (§7).
+/// a to-many without an inverse, R-tree indexes, derived attributes' triggers other than a count's (§7).
 package struct CoreDataSQLiteSchema: Sendable {
     /// An entity's row in `Z_PRIMARYKEY`.
     package struct Entity: Sendable, Hashable {
@@ -71,6 +71,8 @@ package struct CoreDataSQLiteSchema: Sendable {
     package private(set) var tables: [Table] = []
     package internal(set) var joinTables: [JoinTable] = []
     package internal(set) var indexes: [Index] = []
+    /// The triggers that keep derived attributes (§7).
+    package internal(set) var triggers: [Trigger] = []
 
     /// The first Core Data framework version whose modelled indexes are named
     /// `Z_<Entity>_<name>` with a collation per column (§6); before it, `Z<T>_Z<COL>_INDEX`.
@@ -92,6 +94,7 @@ package struct CoreDataSQLiteSchema: Sendable {
         for name in Self.sortedNames(model.entities.map(\.name)) { wiring.wire(name) }
         joinTables = wiring.joinTables
         tables = entities.filter { $0.superNumber == 0 }.compactMap { wiring.builders[$0.table]?.table(byName: byName) }
+        triggers = derivedTriggers(model, byName)
         makeIndexes(model, byName, legacyNames: (frameworkVersion ?? Self.modernIndexNamesFramework) < Self.modernIndexNamesFramework)
     }
 
@@ -162,6 +165,7 @@ package struct CoreDataSQLiteSchema: Sendable {
         for index in indexes {
             statements.append(index.createStatement)
         }
+        statements += triggers.map(\.sql)
         statements.append("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
         statements.append("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
         statements.append("CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")

@@ -67,6 +67,7 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         }
         pool = SQLiteConnectionPool(url: url, busyTimeout: timeout)
         let existingTables: [String: [String]]
+        var triggerNames: [String] = []
         do {
             if readOnly, !FileManager.default.fileExists(atPath: url.path) {
                 throw StoreError(.unreadable, file: url, "there is no store to open read-only")
@@ -78,10 +79,18 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
             self.watcher = ThreadLocked((watcher, 0))
             // A store that exists is read where its file keeps each join table.
             existingTables = try (writer ?? watcher).tableColumns()
+            try (writer ?? watcher).statement("SELECT name FROM sqlite_master WHERE type = 'trigger'").forEachRow { row in
+                if case .text(let name) = row.value(0) { triggerNames.append(name) }
+            }
         } catch let error as SQLiteError {
             throw error.storeError(file: url)
         }
-        mapping = CoreDataSQLiteMapping(model: coordinator.managedObjectModel, existingTables: existingTables)
+        // Derived attributes its triggers keep (a new store gets Core Data's count triggers).
+        let model = coordinator.managedObjectModel
+        let kept = existingTables.isEmpty
+            ? Set(CoreDataSQLiteSchema(model: model).triggers.map(\.attribute))
+            : CoreDataSQLiteSchema.derivedAttributes(keptByTriggersNamed: triggerNames, in: model)
+        mapping = CoreDataSQLiteMapping(model: model, existingTables: existingTables, derivedByTriggers: kept)
         historySchema = CoreDataHistorySchema(model: coordinator.managedObjectModel, mapping: mapping)
         try super.init(coordinator: coordinator, configurationName: configurationName, url: url, options: options)
     }
@@ -265,9 +274,10 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
                 state.stored = metadata
             } else {
                 try writer.execute("PRAGMA journal_mode = WAL")
-                try registerTriggerFunctions(on: writer)
                 try writeMetadataIfChanged()
             }
+            // After the tables: a new store has the count triggers of its derived attributes too.
+            try registerTriggerFunctions(on: writer)
             try prepareHistory(writer: writer)
         }
         watchForOutsideChanges()
