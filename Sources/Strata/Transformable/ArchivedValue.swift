@@ -49,16 +49,7 @@ public indirect enum ArchivedValue: Sendable, Hashable {
     /// `Set<AnyHashable>`, and `[String: Any]` (`[AnyHashable: Any]` when a key is not a string).
     public var anyValue: Any {
         switch self {
-        case .string(let v): v
-        case .integer(let v): Int(exactly: v) as Any? ?? v
-        case .double(let v): v
-        case .boolean(let v): v
-        case .decimal(let v): v
-        case .data(let v): v
-        case .date(let v): v
-        case .url(let v): v
-        case .uuid(let v): v
-        case .null: NSNull()
+        case .string, .integer, .double, .boolean, .decimal, .data, .date, .url, .uuid, .null: hashableValue.base
         case .array(let items), .orderedSet(let items): items.map(\.anyValue)
         case .set(let items): Set(items.map(\.hashableValue))
         case .dictionary(let entries):

@@ -35,26 +35,24 @@ extension CoreDataSQLiteSchema {
                     "SELECT \(function)('\(source)', Z_ENT, Z_PK, '\(attribute.name)', \(value)) FROM \(source) WHERE Z_PK = \(row);"
                 }
                 let owner = "\(entity.name).\(attribute.name)"
+                /// One of the destination table's triggers: on `event`, the owner `row` names
+                /// (`NEW.` or `OLD.` key) gets `change`.
+                func parameter(_ kind: String, on event: String, _ row: String, _ change: String) -> Trigger {
+                    let name = prefix + kind
+                    return Trigger(
+                        name: name,
+                        sql: "CREATE TRIGGER \(name) AFTER \(event) ON \(target) FOR EACH ROW WHEN (\(row) NOT NULL) BEGIN UPDATE \(source) SET \(value) = \(change) WHERE Z_PK = \(row); \(notify(row)) END",
+                        attribute: owner)
+                }
+                let count = "Z_DA_\(source)_\(entity.name)_\(attribute.name)_SOURCE_INSERT"
                 triggers += [
+                    parameter("INSERT", on: "INSERT", "NEW.\(key)", "IFNULL(\(value), 0) + 1"),
+                    parameter("UPDATE_INCREMENT", on: "UPDATE OF \(key)", "NEW.\(key)", "\(value) + 1"),
+                    parameter("UPDATE_DECREMENT", on: "UPDATE OF \(key)", "OLD.\(key)", "\(value) - 1"),
+                    parameter("DELETE", on: "DELETE", "OLD.\(key)", "\(value) - 1"),
                     Trigger(
-                        name: prefix + "INSERT",
-                        sql: "CREATE TRIGGER \(prefix)INSERT AFTER INSERT ON \(target) FOR EACH ROW WHEN (NEW.\(key) NOT NULL) BEGIN UPDATE \(source) SET \(value) = IFNULL(\(value), 0) + 1 WHERE Z_PK = NEW.\(key); \(notify("NEW.\(key)")) END",
-                        attribute: owner),
-                    Trigger(
-                        name: prefix + "UPDATE_INCREMENT",
-                        sql: "CREATE TRIGGER \(prefix)UPDATE_INCREMENT AFTER UPDATE OF \(key) ON \(target) FOR EACH ROW WHEN (NEW.\(key) NOT NULL) BEGIN UPDATE \(source) SET \(value) = \(value) + 1 WHERE Z_PK = NEW.\(key); \(notify("NEW.\(key)")) END",
-                        attribute: owner),
-                    Trigger(
-                        name: prefix + "UPDATE_DECREMENT",
-                        sql: "CREATE TRIGGER \(prefix)UPDATE_DECREMENT AFTER UPDATE OF \(key) ON \(target) FOR EACH ROW WHEN (OLD.\(key) NOT NULL) BEGIN UPDATE \(source) SET \(value) = \(value) - 1 WHERE Z_PK = OLD.\(key); \(notify("OLD.\(key)")) END",
-                        attribute: owner),
-                    Trigger(
-                        name: prefix + "DELETE",
-                        sql: "CREATE TRIGGER \(prefix)DELETE AFTER DELETE ON \(target) FOR EACH ROW WHEN (OLD.\(key) NOT NULL) BEGIN UPDATE \(source) SET \(value) = \(value) - 1 WHERE Z_PK = OLD.\(key); \(notify("OLD.\(key)")) END",
-                        attribute: owner),
-                    Trigger(
-                        name: "Z_DA_\(source)_\(entity.name)_\(attribute.name)_SOURCE_INSERT",
-                        sql: "CREATE TRIGGER Z_DA_\(source)_\(entity.name)_\(attribute.name)_SOURCE_INSERT AFTER INSERT ON \(source) FOR EACH ROW BEGIN UPDATE \(source) SET \(value) = (SELECT IFNULL(COUNT(\(key)), 0) FROM \(target) WHERE \(key) = NEW.Z_PK) WHERE Z_PK = NEW.Z_PK; \(notify("NEW.Z_PK", function: "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue")) END",
+                        name: count,
+                        sql: "CREATE TRIGGER \(count) AFTER INSERT ON \(source) FOR EACH ROW BEGIN UPDATE \(source) SET \(value) = (SELECT IFNULL(COUNT(\(key)), 0) FROM \(target) WHERE \(key) = NEW.Z_PK) WHERE Z_PK = NEW.Z_PK; \(notify("NEW.Z_PK", function: "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue")) END",
                         attribute: owner),
                 ]
             }
