@@ -68,10 +68,11 @@ public final class PersistentContainer: Sendable {
         return directories
     }
 
-    /// The first `<name>.xcdatamodeld`, else `<name>.xcdatamodel`, in `directories`.
+    /// The first `<name>.momd` (the compiled model an app bundle carries, as Core Data looks
+    /// for it), else `<name>.mom`, `<name>.xcdatamodeld`, `<name>.xcdatamodel`, in `directories`.
     package static func modelURL(named name: String, in directories: [URL]) throws -> URL {
         for directory in directories {
-            for suffix in ["xcdatamodeld", "xcdatamodel"] {
+            for suffix in ["momd", "mom", "xcdatamodeld", "xcdatamodel"] {
                 let candidate = directory.appendingPathComponent("\(name).\(suffix)")
                 if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
             }

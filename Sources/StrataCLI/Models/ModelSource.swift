@@ -13,7 +13,7 @@ struct ModelSource {
 
     init(path: String) throws {
         url = URL(fileURLWithPath: path)
-        content = url.pathExtension == "xcdatamodeld"
+        content = ["xcdatamodeld", "momd"].contains(url.pathExtension)
             ? .bundle(try ModelBundle(contentsOf: url)) : .model(try ManagedObjectModel(contentsOf: url))
     }
 

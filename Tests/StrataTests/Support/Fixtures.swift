@@ -26,6 +26,13 @@ enum Fixtures {
         FileManager.default.fileExists(atPath: sharedSQLiteStores.path) && CoreDataStoreReader.isAvailable
     }
 
+    /// Compiled models and mapping models Xcode wrote (`../shared/fixtures/compiled`).
+    static let sharedCompiledModels = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/compiled")
+
+    static var hasSharedCompiledModels: Bool {
+        FileManager.default.fileExists(atPath: sharedCompiledModels.path)
+    }
+
     /// Whether `python3` and its `plistlib` are here: the independent reader of keyed archives.
     static let hasPythonPlistlib = (try? ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", "import plistlib"]).status) == 0
 

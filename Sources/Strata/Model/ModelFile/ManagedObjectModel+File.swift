@@ -2,13 +2,20 @@ import Foundation
 
 extension ManagedObjectModel {
     /// Reads a model written by Xcode: an `.xcdatamodel` folder (or its `contents` file), or
-    /// an `.xcdatamodeld` bundle, whose current version it reads (see ``ModelBundle``).
+    /// an `.xcdatamodeld` bundle, whose current version it reads (see ``ModelBundle``); or a
+    /// compiled one, as Core Data's `NSManagedObjectModel(contentsOf:)` does: a `.mom`, or a
+    /// `.momd` (its current version).
     ///
     /// - Throws: ``ModelFileError`` with the file and line of what is wrong.
     public init(contentsOf url: URL) throws {
-        if url.pathExtension == "xcdatamodeld" {
+        switch url.pathExtension {
+        case "xcdatamodeld", "momd":
             self = try ModelBundle(contentsOf: url).currentVersion.model
             return
+        case "mom":
+            self = try ManagedObjectModel(compiledAt: url)
+            return
+        default: break
         }
         let contents = url.pathExtension == "xcdatamodel" ? url.appendingPathComponent("contents") : url
         let data: Data

@@ -17,7 +17,7 @@ public struct ModelBundle: Sendable {
     /// The bundle's name, without extension.
     public let name: String
     /// Where the bundle was read from; `nil` for one made in Swift.
-    public private(set) var url: URL?
+    public internal(set) var url: URL?
     /// Every version, oldest first.
     public let versions: [Version]
     /// The version `.xccurrentversion` names, if it names one.
@@ -39,11 +39,16 @@ public struct ModelBundle: Sendable {
         currentVersionName = current
     }
 
-    /// Reads every version of an `.xcdatamodeld` bundle.
+    /// Reads every version of an `.xcdatamodeld` bundle, or of a compiled `.momd` (what an app
+    /// bundle ships; see `ModelBundle+Compiled.swift`).
     ///
     /// - Throws: ``ModelFileError`` for an unreadable bundle, one without versions, or a version
     ///   that does not read.
     public init(contentsOf url: URL) throws {
+        if url.pathExtension == "momd" {
+            try self.init(compiledAt: url)
+            return
+        }
         let files: [String]
         do {
             files = try FileManager.default.contentsOfDirectory(atPath: url.path)
@@ -51,11 +56,7 @@ public struct ModelBundle: Sendable {
             throw ModelFileError(.unreadable, file: url, "cannot read the model bundle: \(error.localizedDescription)")
         }
         let bundleName = url.deletingPathExtension().lastPathComponent
-        let names = files.filter { $0.hasSuffix(".xcdatamodel") }.map { String($0.dropLast(".xcdatamodel".count)) }
-            .sorted { a, b in
-                if a == bundleName || b == bundleName { return a == bundleName && b != bundleName }
-                return a.compare(b, options: [.numeric]) == .orderedAscending
-            }
+        let names = Self.ordered(files.filter { $0.hasSuffix(".xcdatamodel") }.map { String($0.dropLast(".xcdatamodel".count)) }, bundleName: bundleName)
         let versions = try names.map { name in
             (name, try ManagedObjectModel(contentsOf: url.appendingPathComponent("\(name).xcdatamodel")))
         }

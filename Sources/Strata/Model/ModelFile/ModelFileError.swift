@@ -8,7 +8,7 @@ public struct ModelFileError: Error, Hashable, Sendable, CustomStringConvertible
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case unreadable, malformedXML, notAModel, missingAttribute, unknownAttributeType, invalidValue
-            case invalidModel, noVersions, unknownVersion, malformedModelCache
+            case invalidModel, noVersions, unknownVersion, malformedModelCache, versionInfoMismatch
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -34,6 +34,9 @@ public struct ModelFileError: Error, Hashable, Sendable, CustomStringConvertible
         public static let malformedModelCache = Code(.malformedModelCache)
         /// A version name that the bundle does not have.
         public static let unknownVersion = Code(.unknownVersion)
+        /// A compiled model bundle's `VersionInfo.plist` gives a version other entity hashes than
+        /// the version's `.mom` has (the message says which).
+        public static let versionInfoMismatch = Code(.versionInfoMismatch)
 
         public var description: String { base.rawValue }
     }
