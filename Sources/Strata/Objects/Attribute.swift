@@ -1,5 +1,8 @@
 import Logging
 
+/// Where typed accessors report what they cannot throw.
+let attributeLogger = Logger(label: "strata.objects")
+
 /// A typed accessor for an attribute of a ``ManagedObject`` subclass.
 ///
 /// ```swift
@@ -23,9 +26,6 @@ import Logging
 /// archive of a class Strata cannot decode, a transformer nobody registered — reads as `nil`
 /// through an optional property, and the error is logged; ``ManagedObject/value(forKey:as:)``
 /// and ``ManagedObject/value(forKey:)`` throw it.
-/// Where typed accessors report what they cannot throw.
-let attributeLogger = Logger(label: "strata.objects")
-
 @propertyWrapper
 public struct Attribute<Value: AttributeValueConvertible> {
     public let key: String

@@ -35,10 +35,13 @@ extension ManagedObject {
     /// Sets a property by name, checking the value against the entity: an attribute takes a
     /// value of its type (integers of any width that fit, for example), a to-one relationship
     /// an object of its destination entity, a to-many one a `Set` or an array of them.
-    /// Setting a relationship updates its inverse.
+    /// Setting a relationship updates its inverse. A transformable attribute takes its value
+    /// itself (Foundation's kinds, or a `Codable` value), stored through its value transformer as
+    /// Core Data stores it; ``setPrimitiveValue(_:forKey:)`` takes the stored bytes.
     ///
-    /// - Throws: ``ValidationError``: `.unknownKey`, `.wrongType`, or `.wrongContext` for an
-    ///   object of another context. Nothing is changed when it throws.
+    /// - Throws: ``ValidationError``: `.unknownKey`, `.wrongType` (also for a value the
+    ///   attribute's transformer cannot store), or `.wrongContext` for an object of another
+    ///   context. Nothing is changed when it throws.
     public func setValue(_ value: Any?, forKey key: String) throws {
         switch try slot(forKey: key) {
         case .attribute(let index):
