@@ -11,6 +11,8 @@ final class XMLNode {
     let attributes: [String: String]
     let line: Int
     private(set) var children: [XMLNode] = []
+    /// The text directly inside the element (an XML store's values).
+    private(set) var text = ""
 
     init(name: String, attributes: [String: String], line: Int) {
         self.name = name
@@ -45,7 +47,9 @@ final class XMLNode {
     /// names and values that are not UTF-8 and crashes on some processing instructions, and
     /// Xcode writes model files in UTF-8, with an XML declaration and no other instruction,
     /// document type or entity (which could also make a small file expand without bound).
-    static func parse(_ data: Data, file: URL) throws -> XMLNode {
+    /// - Parameter allowingDocumentType: A `<!DOCTYPE …>` allowed at the top (Core Data's XML
+    ///   store names its DTD so); it is never resolved. Any other declaration is still refused.
+    static func parse(_ data: Data, file: URL, allowingDocumentType allowed: String? = nil) throws -> XMLNode {
         guard data.count <= maximumSize else {
             throw ModelFileError(
                 .unreadable, file: file, "the file is \(data.count) bytes, more than any model file (at most \(maximumSize))")
@@ -55,7 +59,7 @@ final class XMLNode {
                 .malformedXML, file: file, line: line,
                 "the file is not UTF-8 text: the byte at offset \(offset) (0x\(String(data[data.startIndex + offset], radix: 16, uppercase: true))) does not begin a valid UTF-8 character")
         }
-        try checkMarkup(data, file: file)
+        try checkMarkup(data, file: file, allowingDocumentType: allowed)
         let builder = TreeBuilder()
         let parser = XMLParser(data: data)
         parser.delegate = builder
@@ -83,8 +87,9 @@ final class XMLNode {
 
     /// Refuses markup that Xcode never writes in a model file: a processing instruction other
     /// than the XML declaration at the very start, and document type or entity declarations.
-    static func checkMarkup(_ data: Data, file: URL) throws {
+    static func checkMarkup(_ data: Data, file: URL, allowingDocumentType allowed: String? = nil) throws {
         let bytes = [UInt8](data)
+        let allowedStart = allowed.flatMap { bytes.firstRange(of: Array($0.utf8))?.lowerBound }
         var line = 1
         for index in bytes.indices {
             if bytes[index] == UInt8(ascii: "\n") { line += 1 }
@@ -101,7 +106,7 @@ final class XMLNode {
                             ? "the XML declaration is malformed (it must read <?xml version=\"1.0\" …?>)"
                             : "a processing instruction (<?…?>) is not part of a model file")
                 }
-            case UInt8(ascii: "!") where bytes[(index + 2)...].starts(with: Array("DOCTYPE".utf8))
+            case UInt8(ascii: "!") where (bytes[(index + 2)...].starts(with: Array("DOCTYPE".utf8)) && index != allowedStart)
                 || bytes[(index + 2)...].starts(with: Array("ENTITY".utf8)):
                 throw ModelFileError(
                     .malformedXML, file: file, line: line, "a document type or entity declaration is not part of a model file")
@@ -172,6 +177,10 @@ final class XMLNode {
                 return
             }
             stack.removeLast()
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) {
+            stack.last?.text += string
         }
 
         func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
