@@ -118,7 +118,7 @@ extension ManagedObjectModel {
     }
 
     /// Every entity below `name`, at any depth.
-    func descendants(of name: String) -> [String] {
+    package func descendants(of name: String) -> [String] {
         entities.filter { candidate in
             var current = entitiesByName[candidate.name]?.superentityName
             while let entity = current {

@@ -98,15 +98,7 @@ struct DumpStore: AsyncParsableCommand {
 extension DumpStore {
     /// The entities `--entity name` dumps: it and every entity below it, unless `only`.
     static func dumped(_ name: String, only: Bool, model: ManagedObjectModel) -> Set<String> {
-        guard !only else { return [name] }
-        return Set(model.entities.map(\.name).filter { candidate in
-            var current: String? = candidate
-            while let entity = current {
-                if entity == name { return true }
-                current = model.entitiesByName[entity]?.superentityName
-            }
-            return false
-        })
+        only ? [name] : Set([name] + model.descendants(of: name))
     }
 }
 
