@@ -17,7 +17,8 @@ public enum AttributeValue: Sendable, Hashable {
     case binaryData(Data)
     case uuid(UUID)
     case uri(URL)
-    /// The JSON encoding of a `Codable` value.
+    /// A transformable attribute's stored bytes: what its value transformer made of the value
+    /// (Core Data's keyed archive by default; JSON that Strata stored before reads too).
     case transformable(Data)
     /// Keep every payload at most 20 bytes (a `Decimal`'s): a value then takes 24 bytes in a
     /// row. When an object ID was 41 bytes inline, every attribute value of every row was 48.

@@ -299,8 +299,9 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
     /// Core Data keeps derived attributes with triggers (`Z_DA_…`) that update the derived column
     /// in SQL, then call a function of Core Data's (`NSCoreDataDATrigger…`) to tell it the new
     /// value. The update is all a store needs: the functions are registered as doing nothing, so
-    /// that saves into such a store run its triggers, and derived columns stay Core Data's to
-    /// keep (saves never write them; see ``CoreDataSQLiteMapping``).
+    /// that saves into such a store run its triggers. A derived column a trigger keeps is left to
+    /// it (saves do not write it; see ``CoreDataSQLiteMapping``); a new store gets Core Data's
+    /// count triggers too (`CoreDataSQLiteSchema+Derived.swift`).
     private func registerTriggerFunctions(on connection: SQLiteConnection) throws {
         var names: Set<String> = []
         try connection.statement("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND sql IS NOT NULL").forEachRow { row in
