@@ -25,21 +25,26 @@ public struct EntityMapping: Sendable {
     /// Code that makes the destination objects, for a custom mapping (Core Data's
     /// `NSEntityMigrationPolicy`).
     public var policy: (any EntityMigrationPolicy)?
+    /// The policy's class name, for a mapping read from a Core Data mapping model (Core Data's
+    /// `entityMigrationPolicyClassName`): what ``MigrationPolicyRegistry`` found ``policy`` by.
+    /// A mapping that names a class and has no policy cannot run: the migration refuses it
+    /// before it starts.
+    public var policyClassName: String?
+
+    /// The mapping's name, as Core Data's `NSEntityMapping.name`: what a mapping model's file
+    /// calls it (`EmployeeToPerson`), else "Employee → Person".
+    public var name: String
 
     public init(
         kind: Kind, source: String?, destination: String?, attributeMappings: [PropertyMapping] = [],
-        relationshipMappings: [PropertyMapping] = [], policy: (any EntityMigrationPolicy)? = nil
+        relationshipMappings: [PropertyMapping] = [], policy: (any EntityMigrationPolicy)? = nil, name: String? = nil
     ) {
+        self.name = name ?? "\(source ?? "∅") → \(destination ?? "∅")"
         self.kind = kind
         sourceEntityName = source
         destinationEntityName = destination
         self.attributeMappings = attributeMappings
         self.relationshipMappings = relationshipMappings
         self.policy = policy
-    }
-
-    /// A name for messages: "Employee → Person".
-    public var name: String {
-        "\(sourceEntityName ?? "∅") → \(destinationEntityName ?? "∅")"
     }
 }

@@ -4,6 +4,9 @@
 ///
 /// Objects stream through a migration a chunk at a time; a policy that keeps state across
 /// objects (to relate objects it creates, say) holds it in memory for the whole entity.
+///
+/// A mapping model read from Core Data's files (`.xcmappingmodel`, `.cdm`) names its policies
+/// by class name; register each type under that name with ``MigrationPolicyRegistry``.
 public protocol EntityMigrationPolicy: Sendable {
     /// Called before the first object of the mapping.
     func beginEntityMapping(_ mapping: EntityMapping, in migration: MigrationSession) throws
@@ -16,6 +19,16 @@ public protocol EntityMigrationPolicy: Sendable {
 
     /// Called after the last object of the mapping.
     func endEntityMapping(_ mapping: EntityMapping, in migration: MigrationSession) throws
+
+    /// Answers `FUNCTION($entityPolicy, "selector", arguments…)` in the mapping's value
+    /// expressions, as Core Data sends the selector to the `NSEntityMigrationPolicy` object:
+    /// `selector` is the selector's name as written (`"fullNameFor:"`), `source` the object
+    /// being migrated. The default throws: a policy answers the functions its mapping uses.
+    ///
+    /// - Returns: The destination attribute's value; `nil` for none.
+    func evaluateFunction(
+        _ selector: String, arguments: [MappingFunctionArgument], source: MigrationObject, in migration: MigrationSession
+    ) throws -> AttributeValue?
 }
 
 extension EntityMigrationPolicy {
@@ -28,4 +41,13 @@ extension EntityMigrationPolicy {
     }
 
     public func endEntityMapping(_ mapping: EntityMapping, in migration: MigrationSession) throws {}
+
+    public func evaluateFunction(
+        _ selector: String, arguments: [MappingFunctionArgument], source: MigrationObject, in migration: MigrationSession
+    ) throws -> AttributeValue? {
+        throw MigrationError(
+            .invalidMapping,
+            "the policy \(type(of: self)) does not answer FUNCTION($entityPolicy, \"\(selector)\", …): implement "
+                + "evaluateFunction(_:arguments:source:in:) for it")
+    }
 }

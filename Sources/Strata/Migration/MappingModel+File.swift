@@ -17,9 +17,22 @@ extension MappingModel {
     /// Attributes of a transform mapping that the file does not list are copied by name (or
     /// renaming identifier) when the source has them. Kinds: `transform`, `copy`, `add`, `remove`.
     ///
-    /// - Throws: ``MigrationError`` with code `.invalidMapping` listing every entity, property and
-    ///   expression that is wrong, or `.cannotInfer` for what the file leaves to inference.
-    public init(contentsOf url: URL, source: ManagedObjectModel, destination: ManagedObjectModel) throws {
+    /// A Core Data mapping model — an Xcode `.xcmappingmodel` folder (or its `xcmapping.xml`)
+    /// or a compiled `.cdm` — is read as Core Data reads it (see ``MigrationPlan/addMappingModel(at:policies:)``
+    /// and the Migrations article): it maps exactly what it says, its value expressions over
+    /// `$source`, its policies found by class name in `policies`, then in ``MigrationPolicyRegistry``.
+    ///
+    /// - Throws: ``MigrationError`` with code `.invalidMapping` listing every entity, property,
+    ///   expression and policy that is wrong, or `.cannotInfer` for what a JSON file leaves to
+    ///   inference; ``ModelFileError`` for a Core Data mapping file that cannot be read.
+    public init(
+        contentsOf url: URL, source: ManagedObjectModel, destination: ManagedObjectModel,
+        policies: [String: MigrationPolicyRegistry.Factory] = [:]
+    ) throws {
+        if CoreDataMappingFile.isCoreDataMapping(url) {
+            self = try CoreDataMappingFile(contentsOf: url).mappingModel(from: source, to: destination, policies: policies)
+            return
+        }
         let data: Data
         do {
             data = try Data(contentsOf: url)

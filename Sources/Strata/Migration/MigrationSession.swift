@@ -53,7 +53,7 @@ public final class MigrationSession {
             case .sourceKey(let key): value = source.attributeValues[key]
             case .constant(let constant): value = constant
             case .closure(let closure): value = try closure(source)
-            case .expression(let expression): value = try ExpressionValue.evaluate(expression, on: source, model: sourceModel)
+            case .expression(let expression): value = try ExpressionValue.evaluate(expression, on: source, mapping: mapping, in: self)
             }
             guard let value else { continue }
             guard let converted = TypeConversion.convert(value, to: attribute.type) else {
@@ -102,6 +102,13 @@ public final class MigrationSession {
     /// Adds `target` to a relationship of an object inserted by ``insert(entity:attributeValues:relatedObjectIDs:)``.
     public func relate(_ id: ManagedObjectID, _ key: String, to target: ManagedObjectID) {
         inserted[id]?.relatedObjectIDs[key, default: []].append(target)
+    }
+
+    /// The objects custom code inserted of the entity `name`, in the order they were inserted:
+    /// how a policy finds one that another mapping (or object) made, as a Core Data policy
+    /// fetches it from the destination context.
+    public func insertedObjects(entity name: String) -> [MigrationObject] {
+        insertionOrder.compactMap { inserted[$0] }.filter { $0.entityName == name }
     }
 
     /// An inserted object, to read or change before it is written.

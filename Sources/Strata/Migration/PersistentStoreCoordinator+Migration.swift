@@ -29,19 +29,15 @@ extension PersistentStoreCoordinator {
             try await migrator.migrateStore(at: url, type: type, metadata: metadata, to: managedObjectModel, inferMappingModel: infers)
             return
         }
-        guard infers else {
-            throw PersistenceError(
-                .incompatibleStore,
-                "the store \(url.path) was written by another version of the model, and migrating it needs a mapping: turn on "
-                    + "inferring it (shouldInferMappingModelAutomatically), or give a migrator with custom stages (PersistentStoreOption.migrator)")
-        }
         guard StoreFileMigration.canMigrate(type) else {
             throw PersistenceError(
                 .incompatibleStore,
                 "the store \(url.path) was written by another version of the model; Strata migrates binary and SQLite store files, "
                     + "and a store of type \(type) needs a migrator of its own (PersistentStoreOption.migrator)")
         }
-        let steps = try migrationSteps(forStoreAt: url, type: type, metadata: metadata)
+        let mappingFiles = MappingModelSearch.files(
+            at: (options[PersistentStoreOption.mappingModelLocations] as? [URL] ?? []) + PersistentContainer.resourceDirectories(bundles: nil))
+        let steps = try migrationSteps(forStoreAt: url, type: type, metadata: metadata, mappingFiles: mappingFiles, infers: infers)
         logger.info("migrating the store to the current model", metadata: ["store": "\(url.path)", "steps": "\(steps.map(\.name))"])
         _ = try await StoreFileMigration.migrate(storeAt: url, type: type, steps: steps, fillsMissingValues: false, backup: nil) { _ in }
     }
@@ -60,24 +56,37 @@ extension PersistentStoreCoordinator {
     /// Core Data's one inferred mapping would lose them once a later version drops the renaming
     /// identifier (the three `CoreDataMigration_Example` stores show it). When a step cannot be
     /// inferred, the one mapping straight to the current model is tried, as Core Data would.
+    ///
+    /// A Core Data mapping model among `mappingFiles` that maps a step's two models is that
+    /// step's mapping, in preference to inference, as Core Data prefers a mapping model it finds
+    /// in the app's bundles (`MappingModelSearch`); without one, the step is inferred when
+    /// `infers`, else the migration is refused.
     private func migrationSteps(
-        forStoreAt url: URL, type: StoreType, metadata: [String: MetadataValue]
+        forStoreAt url: URL, type: StoreType, metadata: [String: MetadataValue], mappingFiles: [URL], infers: Bool
     ) throws -> [MigrationStep] {
         let source = try sourceModel(forStoreAt: url, type: type, metadata: metadata)
         let currentName = managedObjectModel.versionHistory.last ?? "the current model"
-        let direct = { [managedObjectModel] in
-            [MigrationStep(
-                source: source.model, destination: managedObjectModel,
-                mapping: try MappingModel.inferred(from: source.model, to: managedObjectModel), name: "\(source.name) → \(currentName)")]
-        }
-        guard let start = source.index else { return try direct() }
-        let chain = Array(managedObjectModel.earlierVersions[start...]) + [ModelBundle.Version(name: currentName, model: managedObjectModel)]
-        do {
-            return try zip(chain, chain.dropFirst()).map { old, new in
-                MigrationStep(
-                    source: old.model, destination: new.model, mapping: try MappingModel.inferred(from: old.model, to: new.model),
-                    name: "\(old.name) → \(new.name)")
+        let current = ModelBundle.Version(name: currentName, model: managedObjectModel)
+        let step = { (old: ModelBundle.Version, new: ModelBundle.Version) throws -> MigrationStep in
+            let name = "\(old.name) → \(new.name)"
+            if let found = try MappingModelSearch.mapping(from: old, to: new, among: mappingFiles) {
+                return MigrationStep(source: old.model, destination: new.model, mapping: found.mapping, name: "\(name) (\(found.file.lastPathComponent))")
             }
+            guard infers else {
+                throw PersistenceError(
+                    .incompatibleStore,
+                    "the store \(url.path) was written by another version of the model, and migrating it (\(name)) needs a mapping: "
+                        + "ship a mapping model (.cdm or .xcmappingmodel) among the program's resources or in "
+                        + "PersistentStoreOption.mappingModelLocations, turn on inferring it (shouldInferMappingModelAutomatically), or "
+                        + "give a migrator with custom stages (PersistentStoreOption.migrator)")
+            }
+            return MigrationStep(source: old.model, destination: new.model, mapping: try MappingModel.inferred(from: old.model, to: new.model), name: name)
+        }
+        let direct = { [source] in [try step(ModelBundle.Version(name: source.name, model: source.model), current)] }
+        guard let start = source.index else { return try direct() }
+        let chain = Array(managedObjectModel.earlierVersions[start...]) + [current]
+        do {
+            return try zip(chain, chain.dropFirst()).map(step)
         } catch let staged as MigrationError {
             guard let steps = try? direct() else { throw staged }
             return steps

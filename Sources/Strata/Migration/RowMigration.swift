@@ -31,6 +31,12 @@ final class RowMigration {
         session = MigrationSession(
             source: manager.sourceModel, destination: manager.destinationModel, mapping: mapping, storeIdentifier: store,
             nextReferences: nextReferences)
+        let unresolved = mapping.entityMappings.filter { $0.policy == nil && $0.policyClassName != nil }
+        guard unresolved.isEmpty else {
+            throw MigrationError(
+                .invalidMapping, "the step \(manager.stageName) needs policies this program has not registered",
+                problems: unresolved.map { "\($0.name): \($0.policyClassName ?? ""): \(MigrationPolicyRegistry.advice(for: $0.policyClassName ?? ""))" })
+        }
         for entityMapping in mapping.entityMappings {
             try entityMapping.policy?.beginEntityMapping(entityMapping, in: session)
         }
@@ -45,8 +51,10 @@ final class RowMigration {
             progress(MigrationProgress(stage: manager.stageName, entity: entity.name, objectsDone: done, totalObjects: total))
         }
         let destinationModel = manager.destinationModel
-        guard let entityMapping = mapping.mapping(forSource: entity.name), entityMapping.kind != .remove,
-            let destinationName = entityMapping.destinationEntityName, let layout = destinationModel.layout(for: destinationName)
+        let entityMappings = mapping.entityMappings.filter { $0.sourceEntityName == entity.name && $0.kind != .remove }
+        for further in entityMappings.dropFirst() { try mapFurther(further, entity, rows) }
+        guard let entityMapping = entityMappings.first, let destinationName = entityMapping.destinationEntityName,
+            let layout = destinationModel.layout(for: destinationName)
         else { return [] }
         if mappers[entity.name] == nil {
             mappers[entity.name] = RowMapper(mapping: entityMapping, source: entity, destination: layout, renames: renames, store: store)
@@ -72,6 +80,25 @@ final class RowMigration {
             }
         }
         return [(destinationName, checked(mapped, entity: destinationName))]
+    }
+
+    /// A source entity's objects through a mapping after its first (Core Data's mapping models
+    /// may split an entity: `EmployeeToEmployee` and `EmployeeToCompany`): the first mapping's
+    /// objects keep the source's reference numbers, so these get new ones, and are written with
+    /// the objects custom code inserts (``finish()``).
+    private func mapFurther(_ entityMapping: EntityMapping, _ entity: StoreSchema.Entity, _ rows: [(Int64, Row)]) throws {
+        guard let destinationName = entityMapping.destinationEntityName else { return }
+        for (reference, row) in rows {
+            do {
+                let object = MigrationObject(row: row, reference: reference, entity: entity, store: store)
+                let made = try entityMapping.policy?.createDestinationInstance(for: object, mapping: entityMapping, in: session)
+                    ?? (entityMapping.policy == nil ? try session.standardDestination(for: object, mapping: entityMapping) : nil)
+                guard let made else { continue }
+                try session.insert(entity: destinationName, attributeValues: made.attributeValues, relatedObjectIDs: made.relatedObjectIDs)
+            } catch let error as MigrationError where error.code == .dataLoss {
+                failures.append(lost: error.message)
+            }
+        }
     }
 
     /// Ends the step: the policies' last word, then the objects custom code inserted. Throws

@@ -10,6 +10,11 @@ public enum PersistentStoreOption {
     public static let migratePersistentStoresAutomatically = "MigratePersistentStoresAutomatically"
     /// `Bool`: infer the mapping model for that migration.
     public static let inferMappingModelAutomatically = "InferMappingModelAutomatically"
+    /// `[URL]`: where migration on open looks for Core Data mapping models (`.cdm` files,
+    /// `.xcmappingmodel` folders, or folders holding them) before the program's resources, which
+    /// it always searches, as Core Data searches the app's bundles. A mapping model that maps a
+    /// step's two versions is used for that step instead of inferring one.
+    public static let mappingModelLocations = "MappingModelLocations"
     /// `any StoreMigrator`: what migrates the store when its version hashes differ from the
     /// model's and ``migratePersistentStoresAutomatically`` is on.
     public static let migrator = "Migrator"

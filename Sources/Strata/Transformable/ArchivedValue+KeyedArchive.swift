@@ -29,11 +29,7 @@ extension ArchivedValue {
     public func keyedArchive() throws -> Data {
         var writer = KeyedArchiveValueWriter()
         let root = try writer.add(self)
-        return BinaryPropertyListWriter.data(
-            .dictionary([
-                "$version": .integer(100_000), "$archiver": .string("NSKeyedArchiver"),
-                "$top": .dictionary(["root": .uid(root)]), "$objects": .array(writer.objects),
-            ]))
+        return writer.archive(root: root)
     }
 }
 
@@ -73,6 +69,15 @@ struct KeyedArchiveValueWriter {
         }
     }
 
+    /// The archive whose root is the object `root`.
+    func archive(root: Int) -> Data {
+        BinaryPropertyListWriter.data(
+            .dictionary([
+                "$version": .integer(100_000), "$archiver": .string("NSKeyedArchiver"),
+                "$top": .dictionary(["root": .uid(root)]), "$objects": .array(objects),
+            ]))
+    }
+
     /// A fixed order for the elements of sets and the keys of dictionaries.
     static func fixedOrder(_ a: ArchivedValue, _ b: ArchivedValue) -> Bool {
         String(reflecting: a) < String(reflecting: b)
@@ -95,12 +100,14 @@ struct KeyedArchiveValueWriter {
         finish(reserve(), className, fields)
     }
 
-    private mutating func reserve() -> Int {
+    /// A place for an object whose fields are added after its children (``finish(_:_:_:)``).
+    mutating func reserve() -> Int {
         objects.append(.string("$null"))
         return objects.count - 1
     }
 
-    private mutating func finish(_ uid: Int, _ className: String, _ fields: KeyValuePairs<String, PropertyListNode>) -> Int {
+    /// Fills the place `uid` with an object of `className` and its fields.
+    mutating func finish(_ uid: Int, _ className: String, _ fields: KeyValuePairs<String, PropertyListNode>) -> Int {
         let classUID = classUID(className)
         objects[uid] = .dictionary(keys: fields.map { .string($0.key) } + [.string("$class")], values: fields.map(\.value) + [.uid(classUID)])
         return uid

@@ -24,7 +24,7 @@ struct MigrateStore: AsyncParsableCommand {
     @Option(help: "The version to migrate to (default: the bundle's current version).")
     var to: String?
 
-    @Option(help: "A mapping model (JSON) for the stage that inference cannot do.")
+    @Option(help: "A mapping model: an Xcode .xcmappingmodel or a compiled .cdm (for the two versions it maps), or Strata's JSON (for the stage inference cannot do).")
     var mapping: String?
 
     @Flag(name: [.customLong("dry-run"), .customLong("plan")], help: "Say what each stage would do, and stop.")
@@ -52,6 +52,16 @@ struct MigrateStore: AsyncParsableCommand {
         let bundle = try ModelBundle(contentsOf: URL(fileURLWithPath: model))
         var plan = MigrationPlan(bundle: bundle)
         plan.fillsMissingValues = fillDefaults
+        if let mapping, Self.isCoreDataMapping(mapping) {
+            // A Core Data mapping model knows its two versions: it is their stage, inferable or not.
+            do {
+                try plan.addMappingModel(at: URL(fileURLWithPath: mapping), policies: [:], requiringPolicies: !dryRun)
+            } catch let error as MigrationError where error.message.contains("policy") || error.problems.contains(where: { $0.contains("policy class") }) {
+                throw CommandFailure(
+                    "\(error)\nThe strata tool cannot run a program's own policies: migrate in the program "
+                        + "(MigrationPlan.addMappingModel(at:policies:)), or see the plan with --plan")
+            }
+        }
         let target = try to.map { try bundle.version(named: $0) } ?? bundle.currentVersion
         guard let store else {
             // Planning between two versions: the stages as a store written by `from` would take them.
@@ -128,19 +138,27 @@ struct MigrateStore: AsyncParsableCommand {
             let new = try bundle.version(named: stage.toVersion).model
             var how = "inferred"
             var checks: [String] = []
-            do {
-                checks = try MappingModel.inferred(from: old, to: new).requiredValueChecks(from: old, to: new)
-            } catch let error as MigrationError {
-                if let mapping {
-                    let custom = try MappingModel(contentsOf: URL(fileURLWithPath: mapping), source: old, destination: new)
-                    plan.customStages.append(.custom(from: stage.fromVersion, to: stage.toVersion, mapping: custom))
-                    how = "custom mapping \(URL(fileURLWithPath: mapping).lastPathComponent)"
-                } else {
-                    how = "cannot be inferred"
-                    problems += error.problems.map { "\(stage.fromVersion) → \(stage.toVersion): \($0)" }
+            var entityLines: [String] = []
+            if let custom = stage.mapping {
+                how = "mapping model \(URL(fileURLWithPath: mapping ?? "").lastPathComponent)"
+                checks = custom.requiredValueChecks(from: old, to: new)
+                entityLines = MappingDescription.lines(for: custom, source: old)
+            } else {
+                do {
+                    checks = try MappingModel.inferred(from: old, to: new).requiredValueChecks(from: old, to: new)
+                } catch let error as MigrationError {
+                    if let mapping, !Self.isCoreDataMapping(mapping) {
+                        let custom = try MappingModel(contentsOf: URL(fileURLWithPath: mapping), source: old, destination: new)
+                        plan.customStages.append(.custom(from: stage.fromVersion, to: stage.toVersion, mapping: custom))
+                        how = "custom mapping \(URL(fileURLWithPath: mapping).lastPathComponent)"
+                    } else {
+                        how = "cannot be inferred"
+                        problems += error.problems.map { "\(stage.fromVersion) → \(stage.toVersion): \($0)" }
+                    }
                 }
             }
             say("  \(number + 1). \(stage.fromVersion) → \(stage.toVersion) (\(how))")
+            for line in entityLines { say("       \(line)") }
             for change in ModelDifference(from: old, to: new).changes where change.kind != .versionHashChanged {
                 say("       \(change)")
             }
@@ -152,6 +170,13 @@ struct MigrateStore: AsyncParsableCommand {
             throw CommandFailure(
                 "the migration needs a mapping model (--mapping FILE.json) for:\n" + problems.map { "  - \($0)" }.joined(separator: "\n"))
         }
+    }
+}
+
+extension MigrateStore {
+    /// Whether `path` names a Core Data mapping model (Xcode's or compiled) rather than JSON.
+    static func isCoreDataMapping(_ path: String) -> Bool {
+        MappingModel.isCoreDataMappingFile(URL(fileURLWithPath: path))
     }
 }
 

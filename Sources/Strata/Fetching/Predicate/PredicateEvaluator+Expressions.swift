@@ -20,6 +20,11 @@ extension PredicateEvaluator {
             return bound
         case .aggregate(let items): return .collection(try items.map { try value($0, on: object) })
         case .function(let name, let arguments):
+            if let customFunction, name.hasPrefix("FUNCTION:"), case .variable(let target)? = arguments.first,
+                let answer = try customFunction(target, String(name.dropFirst(9)), Array(arguments.dropFirst()), { try value($0, on: object) })
+            {
+                return answer
+            }
             return try function(name, try arguments.map { try value($0, on: object) })
         case .binary(let op, let lhs, let rhs):
             return try arithmetic(op, try value(lhs, on: object), try value(rhs, on: object))

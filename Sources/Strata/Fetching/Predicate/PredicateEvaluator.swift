@@ -10,7 +10,16 @@ import Foundation
 struct PredicateEvaluator {
     let source: any ObjectSource
     var variables: [String: EvaluationValue] = [:]
+    /// Answers `FUNCTION($variable, "selector", arguments…)` whose target is no value but
+    /// code (a migration's `$entityPolicy`): given the variable's name, the selector and the
+    /// argument expressions with a way to evaluate them; `nil` leaves the function to the
+    /// built-in ones.
+    var customFunction: CustomFunction?
     private let patterns = PatternCache()
+
+    typealias CustomFunction = (
+        _ target: String, _ selector: String, _ arguments: [ValueExpression], _ evaluate: (ValueExpression) throws -> EvaluationValue
+    ) throws -> EvaluationValue?
 
     init(source: any ObjectSource, variables: [String: EvaluationValue] = [:]) {
         self.source = source

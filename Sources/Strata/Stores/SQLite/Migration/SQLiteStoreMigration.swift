@@ -40,7 +40,11 @@ struct SQLiteStoreMigration {
     /// need objects, which this migration never makes.
     static func sqlProblems(of mapping: MappingModel) -> [String] {
         var problems: [String] = []
+        var sources: Set<String> = []
         for entityMapping in mapping.entityMappings {
+            if let source = entityMapping.sourceEntityName, entityMapping.kind != .remove, !sources.insert(source).inserted {
+                problems.append("\(entityMapping.name): a second mapping of \(source)")
+            }
             if entityMapping.policy != nil || entityMapping.kind == .custom {
                 problems.append("\(entityMapping.name): a custom policy")
             }
