@@ -200,6 +200,8 @@ extension PredicateEvaluator {
         case "now": return .date(Date())
         case "random": return .double(Double.random(in: 0..<1))
         case "noindex:": return try argument(0)
+        case let name where name.hasPrefix("FUNCTION:"):
+            return try valueMethod(String(name.dropFirst(9)), on: try argument(0), Array(arguments.dropFirst()))
         default:
             throw FetchPredicateError(.unsupported, "the function \(name.hasPrefix("FUNCTION:") ? "FUNCTION(…, '\(name.dropFirst(9))')" : name) is not supported")
         }

@@ -174,10 +174,13 @@ extension CoreDataMappingFile {
                 where Self.isSource(base) && source.relationshipsByName[relationship] != nil && !path.isEmpty:
                     throw Problem(description: "\(place): \(expression) reads related objects' values (\(relationship)), which a migration does not have at hand")
                 case .function(let name, let arguments) where name.hasPrefix("FUNCTION:"):
+                    let selector = String(name.dropFirst(9))
                     if case .variable("entityPolicy")? = arguments.first {
                         if !hasPolicy { throw Problem(description: "\(place): \(expression) calls $entityPolicy, and the mapping names no policy class") }
-                    } else {
-                        throw Problem(description: "\(place): \(expression): Strata answers FUNCTION on $entityPolicy only")
+                    } else if !PredicateEvaluator.valueMethods.contains(selector) {
+                        throw Problem(
+                            description: "\(place): \(expression): Strata answers FUNCTION on $entityPolicy, and on values the selectors "
+                                + PredicateEvaluator.valueMethods.sorted().joined(separator: ", "))
                     }
                 case .variable(let name) where !["source", "entityPolicy"].contains(name):
                     throw Problem(description: "\(place): \(expression) uses $\(name), which Strata's migrations do not give a value")
