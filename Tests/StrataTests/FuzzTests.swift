@@ -114,6 +114,55 @@ import Testing
         #expect(refused > 0, "seed \(Self.seed)")
     }
 
+    /// Core Data's mapping models: Xcode's `xcmapping.xml`, compiled `.cdm` archives, and the
+    /// archived expressions both hold, mutated, then (when they still read) checked against the
+    /// models they map. Inputs: the fixtures' mapping models when they are here, and always an
+    /// expression archive Strata writes.
+    @Test func theMappingModelReadersNeverTrap() throws {
+        Self.announce("theMappingModelReadersNeverTrap")
+        var xml: [Data] = [], compiled: [Data] = []
+        var models: (ManagedObjectModel, ManagedObjectModel)?
+        if Fixtures.hasSharedCompiledModels {
+            let root = CoreDataMappingModelTests.plus
+            xml.append(try Data(contentsOf: CoreDataMappingModelTests.xcodeMapping.appendingPathComponent("xcmapping.xml")))
+            compiled.append(try Data(contentsOf: CoreDataMappingModelTests.compiledMapping))
+            let bundle = try ModelBundle(contentsOf: root.appendingPathComponent("Fixtures/SampleModel.momd"))
+            models = (try bundle.version(named: "SampleModel2").model, try bundle.version(named: "SampleModel3").model)
+        }
+        let expressions = try [
+            #"FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "AToB", $source.items)"#,
+            #"FUNCTION($source.name, "stringByAppendingString:", " ") + now()"#, "{1, 'two', 3.5, $source.@count}",
+        ].map { try ValueExpression(format: $0).keyedArchive() }
+        var random = SplitMix64(seed: Self.seed &+ 7)
+        let file = URL(fileURLWithPath: "/fuzz/xcmapping.xml")
+        var refused = 0, read = 0
+        for _ in 0..<Self.cases {
+            let pick = Int.random(in: 0..<3, using: &random)
+            do {
+                switch pick {
+                case 0 where !xml.isEmpty:
+                    let mapping = try CoreDataMappingFile(xcodeMapping: Mutator.mutateXML(xml[0], using: &random), file: file)
+                    if let (source, destination) = models { _ = try mapping.mappingModel(from: source, to: destination, policies: [:], requiringPolicies: false) }
+                case 1 where !compiled.isEmpty:
+                    let mapping = try CoreDataMappingFile(compiledMapping: Mutator.mutateBinary(compiled[0], using: &random), file: file)
+                    if let (source, destination) = models { _ = try mapping.mappingModel(from: source, to: destination, policies: [:], requiringPolicies: false) }
+                default:
+                    let input = expressions[Int.random(in: 0..<expressions.count, using: &random)]
+                    _ = try ValueExpression(keyedArchive: Mutator.mutateBinary(input, using: &random))
+                }
+                read += 1
+            } catch is ModelFileError {
+                refused += 1
+            } catch is MigrationError {
+                refused += 1
+            } catch is FetchPredicateError {
+                refused += 1
+            }
+        }
+        #expect(refused > Self.cases / 20, "seed \(Self.seed)")
+        #expect(read > 0, "seed \(Self.seed)")
+    }
+
     /// Core Data's store metadata (`Z_METADATA.Z_PLIST`), read through Foundation's property list
     /// parser: the fixture stores' lists when they are here, and always one Strata writes.
     @Test func theStoreMetadataReaderNeverTraps() throws {

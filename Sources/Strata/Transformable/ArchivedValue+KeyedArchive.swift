@@ -118,6 +118,10 @@ struct KeyedArchiveValueWriter {
         let chain: [String] =
             switch name {
             case "NSDecimalNumber": ["NSDecimalNumber", "NSNumber", "NSValue", "NSObject"]
+            case "NSMutableArray": ["NSMutableArray", "NSArray", "NSObject"]
+            // Expressions, as Foundation archives them (`fixtures/compiled`).
+            case "NSKeyPathExpression": ["NSKeyPathExpression", "NSFunctionExpression", "NSExpression", "NSObject"]
+            case _ where name.hasSuffix("Expression"): [name, "NSExpression", "NSObject"]
             default: [name, "NSObject"]
             }
         objects.append(.dictionary(["$classname": .string(name), "$classes": .array(chain.map { .string($0) })]))

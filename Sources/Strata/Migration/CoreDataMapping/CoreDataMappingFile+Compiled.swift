@@ -17,6 +17,11 @@ extension CoreDataMappingFile {
         } catch {
             throw ModelFileError(.unreadable, file: url, "cannot read the file: \(error.localizedDescription)")
         }
+        try self.init(compiledMapping: data, file: url)
+    }
+
+    /// As ``init(compiledMappingAt:)``, from the bytes of `file`.
+    init(compiledMapping data: Data, file url: URL) throws {
         do {
             let archive = try KeyedArchive(BinaryPropertyList(data))
             guard let rootUID = archive.top["root"], let root = try archive.object(rootUID), root.className == "NSMappingModel" else {
@@ -75,7 +80,7 @@ extension CoreDataMappingFile {
         case .data(let bytes)?: return bytes
         case .dictionary?:
             // An NSData object rather than inline bytes.
-            if case .data(let bytes)? = try archive.object(field)?["NS.data"] { return bytes }
+            if case .data(let bytes)? = try archive.resolve(try archive.object(field)?["NS.data"]) { return bytes }
             return nil
         default: return nil
         }

@@ -22,7 +22,16 @@ extension CoreDataMappingFile {
     ///   that is not a mapping model's, no or two `XDDEVMAPPINGMODEL`s, an entity mapping
     ///   without entities, a property mapping without a name, an expression that cannot be read.
     init(xcodeMappingAt url: URL) throws {
-        let document = try CoreDataXMLDocument(contentsOf: url)
+        try self.init(xcodeMapping: try CoreDataXMLDocument(contentsOf: url))
+    }
+
+    /// As ``init(xcodeMappingAt:)``, from the bytes of `file`.
+    init(xcodeMapping data: Data, file url: URL) throws {
+        try self.init(xcodeMapping: try CoreDataXMLDocument(data, file: url))
+    }
+
+    private init(xcodeMapping document: CoreDataXMLDocument) throws {
+        let url = document.file
         if let foreign = document.objects.first(where: { !XcodeType.all.contains($0.type) }) {
             throw ModelFileError(
                 .notAModel, file: url, line: foreign.line,
