@@ -3,8 +3,9 @@
 /// destination entity, as Core Data's `NSMappingModel`.
 ///
 /// Infer one with ``inferred(from:to:)`` (Core Data's lightweight rules, and lossless type
-/// widenings), read one from a JSON file (``init(contentsOf:source:destination:)``), or build
-/// one in Swift — starting from an inferred one and replacing what needs custom work.
+/// widenings), read one from Core Data's Xcode or compiled mapping model or a JSON file
+/// (``init(contentsOf:source:destination:policies:)``), or build one in Swift — starting from
+/// an inferred one and replacing what needs custom work.
 public struct MappingModel: Sendable {
     public var entityMappings: [EntityMapping]
 
@@ -17,7 +18,8 @@ public struct MappingModel: Sendable {
         entityMappings.first { $0.destinationEntityName == entity }
     }
 
-    /// The mapping whose source is `entity`.
+    /// The (first) mapping whose source is `entity`; a Core Data mapping model may map one
+    /// source entity more than once.
     public func mapping(forSource entity: String) -> EntityMapping? {
         entityMappings.first { $0.sourceEntityName == entity }
     }
