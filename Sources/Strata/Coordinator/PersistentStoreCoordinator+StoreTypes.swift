@@ -3,7 +3,7 @@ import Foundation
 extension PersistentStoreCoordinator {
     /// Registers an atomic store class under a store type, so that
     /// ``addPersistentStore(type:configuration:at:options:)`` makes stores of that class.
-    /// ``StoreType/binary`` is registered from the start.
+    /// ``StoreType/binary`` and ``StoreType/xml`` are registered from the start.
     public static func registerStoreClass(_ storeClass: AtomicStore.Type, forStoreType type: StoreType) {
         storeClasses.withLock { $0[type] = storeClass }
     }
@@ -52,7 +52,7 @@ extension PersistentStoreCoordinator {
 
     // Behind pthread locks, not `Mutex`: ThreadSanitizer does not follow `Mutex`'s futex on
     // Linux, and reported two test suites registering the same store type at once as a race.
-    private static let storeClasses = ThreadLocked<[StoreType: AtomicStore.Type]>([.binary: BinaryStore.self])
+    private static let storeClasses = ThreadLocked<[StoreType: AtomicStore.Type]>([.binary: BinaryStore.self, .xml: XMLStore.self])
     private static let incrementalStoreClasses = ThreadLocked<[StoreType: IncrementalStore.Type]>([.sqlite: SQLiteStore.self])
 
     private static func registeredClass(for type: StoreType) throws -> AtomicStore.Type {

@@ -37,6 +37,8 @@ struct CoreDataXMLDocument {
     let version: String?
     let storeUUID: String?
     let nextObjectID: Int?
+    /// The store metadata: `<databaseInfo><metadata>`'s `<plist>` element, if any.
+    let metadata: XMLNode?
     /// The objects, in file order, and by id.
     let objects: [Object]
     let objectsByID: [String: Object]
@@ -64,6 +66,7 @@ struct CoreDataXMLDocument {
         version = info?.child(named: "version")?.text.trimmingCharacters(in: .whitespacesAndNewlines)
         storeUUID = info?.child(named: "UUID")?.text.trimmingCharacters(in: .whitespacesAndNewlines)
         nextObjectID = info?.child(named: "nextObjectID").flatMap { Int($0.text.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        metadata = info?.child(named: "metadata")?.child(named: "plist")
 
         var objects: [Object] = []
         var byID: [String: Object] = [:]

@@ -10,10 +10,10 @@ import Testing
 /// PostgreSQL stores (the last when a test server is given: ``PostgresTestServer``), and the
 /// samples' stores of a user's own: JSON lines (atomic) and a directory (incremental).
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case inMemory, binary, sqlite, jsonLines, directory, postgres
+    case inMemory, binary, sqlite, xml, jsonLines, directory, postgres
 
     static var allCases: [StoreKind] {
-        [.inMemory, .binary, .sqlite, .jsonLines, .directory] + (PostgresTestServer.isAvailable ? [.postgres] : [])
+        [.inMemory, .binary, .sqlite, .xml, .jsonLines, .directory] + (PostgresTestServer.isAvailable ? [.postgres] : [])
     }
 
     var testDescription: String { rawValue }
@@ -23,6 +23,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case .inMemory: .inMemory
         case .binary: .binary
         case .sqlite: .sqlite
+        case .xml: .xml
         case .jsonLines: JSONLinesStore.storeType
         case .directory: DirectoryStore.storeType
         case .postgres: .postgreSQL
@@ -34,7 +35,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     static let queryable: [StoreKind] = [.inMemory, .sqlite] + (PostgresTestServer.isAvailable ? [.postgres] : [])
 
     /// Whether the store is an atomic store (its file written whole at each save).
-    var isAtomic: Bool { self == .binary || self == .jsonLines }
+    var isAtomic: Bool { self == .binary || self == .xml || self == .jsonLines }
 
     /// Whether the store keeps its objects when its coordinator goes away.
     var isPersistent: Bool { self != .inMemory }
