@@ -114,6 +114,37 @@ import Testing
         #expect(refused > 0, "seed \(Self.seed)")
     }
 
+    /// XML store files (Core Data's `NSXMLStoreType`), mutated: each opens and loads, or is a
+    /// ``StoreError``; fewer cases than the in-memory targets, as each one writes a file.
+    @Test func theXMLStoreReaderNeverTraps() async throws {
+        Self.announce("theXMLStoreReaderNeverTraps")
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let original = directory.appendingPathComponent("Library.xml")
+        try await XMLStoreTests.writeLibrary(at: original)
+        let input = try Data(contentsOf: original)
+        let model = try XMLStoreTests.model()
+        var random = SplitMix64(seed: Self.seed &+ 11)
+        var read = 0, refused = 0
+        for index in 0..<max(1, Self.cases / 30) {
+            let url = directory.appendingPathComponent("Case\(index).xml")
+            try Mutator.mutateXML(input, using: &random).write(to: url)
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+            do {
+                let store = try await coordinator.addPersistentStore(type: .xml, at: url, options: [PersistentStoreOption.readOnly: true])
+                _ = try await backgroundContext(coordinator).perform { try $0.count(for: FetchRequest<ManagedObject>(entityName: "Book")) }
+                try await coordinator.removePersistentStore(store)
+                read += 1
+            } catch is StoreError {
+                refused += 1
+            } catch is PersistenceError {
+                refused += 1
+            }
+            try? FileManager.default.removeItem(at: url)
+        }
+        #expect(read + refused == max(1, Self.cases / 30) && refused > 0, "seed \(Self.seed)")
+    }
+
     /// Core Data's mapping models: Xcode's `xcmapping.xml`, compiled `.cdm` archives, and the
     /// archived expressions both hold, mutated, then (when they still read) checked against the
     /// models they map. Inputs: the fixtures' mapping models when they are here, and always an
