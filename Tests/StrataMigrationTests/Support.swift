@@ -14,9 +14,10 @@ enum MigrationFixtures {
     static let contactsMapping = packageRoot.appendingPathComponent("Migrations/Contacts-1-to-2.mapping.json")
     static let sharedXcodeModels = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/xcdatamodels")
 
-    /// The store types the migration tests run on: file extensions, and `postgres` when a test
+    /// The store types the migration tests run on: file extensions (binary, SQLite, Core Data's
+    /// XML), and `postgres` when a test
     /// server is available (`PostgresTestServer`).
-    static let storeKinds = ["store", "sqlite"] + (PostgresTestServer.isAvailable ? ["postgres"] : [])
+    static let storeKinds = ["store", "sqlite", "xml"] + (PostgresTestServer.isAvailable ? ["postgres"] : [])
 
     /// A new store's URL: a file named `name.kind` in `directory`, or a schema of its own on the
     /// PostgreSQL test server.
@@ -28,7 +29,11 @@ enum MigrationFixtures {
     /// The type of the store at `url`, told by its scheme or its file's extension.
     static func storeType(of url: URL) -> StoreType {
         if ["postgres", "postgresql"].contains(url.scheme ?? "") { return .postgreSQL }
-        return url.pathExtension == "sqlite" ? .sqlite : .binary
+        switch url.pathExtension {
+        case "sqlite": return .sqlite
+        case "xml": return .xml
+        default: return .binary
+        }
     }
 
     /// Playlists whose songs are an ordered one-to-many (kept in the songs' rows); `rating`

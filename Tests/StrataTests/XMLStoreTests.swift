@@ -166,6 +166,20 @@ import Testing
         #expect(metadata[PersistentStore.storeTypeKey] == .string("XML"))
     }
 
+    /// Persistent history is not an XML store's (Core Data records it in SQLite stores only):
+    /// asking for it is refused, rather than keeping history that vanishes with the coordinator.
+    @Test func historyTrackingIsRefused() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try Self.model())
+        let error = await #expect(throws: PersistenceError.self) {
+            try await coordinator.addPersistentStore(
+                type: .xml, at: directory.appendingPathComponent("Library.xml"), options: [PersistentStoreOption.persistentHistoryTracking: true])
+        }
+        #expect(error?.code == .unsupportedRequest)
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("Library.xml").path))
+    }
+
     /// Damaged or foreign files are typed errors naming what is wrong, and stay as they were.
     @Test func damagedFilesAreTypedErrors() async throws {
         let directory = try Fixtures.temporaryDirectory()

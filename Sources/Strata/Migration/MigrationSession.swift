@@ -15,6 +15,9 @@ public final class MigrationSession {
     let entityNames: [String: String]
     /// Destination hierarchy root → the next reference number.
     var nextReferences: [String: Int64]
+    /// For a store whose reference numbers are one series for every entity (the XML store's
+    /// `z<n>`): the next number, which inserted objects take instead of their hierarchy's.
+    var storeWideNextReference: Int64?
     /// Objects inserted by custom code, written at the end.
     private(set) var inserted: [ManagedObjectID: MigrationObject] = [:]
     private(set) var insertionOrder: [ManagedObjectID] = []
@@ -91,8 +94,14 @@ public final class MigrationSession {
             throw MigrationError(.invalidMapping, "the destination model has no entity '\(entity)'")
         }
         let root = MappingModel.root(of: entity, in: destinationModel)
-        let reference = nextReferences[root] ?? 1
-        nextReferences[root] = reference + 1
+        let reference: Int64
+        if let next = storeWideNextReference {
+            reference = next
+            storeWideNextReference = next + 1
+        } else {
+            reference = nextReferences[root] ?? 1
+            nextReferences[root] = reference + 1
+        }
         let id = objectID(entity: entity, reference: reference)
         inserted[id] = MigrationObject(objectID: id, attributeValues: attributeValues, relatedObjectIDs: relatedObjectIDs)
         insertionOrder.append(id)

@@ -18,7 +18,14 @@ package struct MigrationStep: Sendable {
 package enum StoreFileMigration {
     /// Whether Strata migrates stores of `type`.
     static func canMigrate(_ type: StoreType) -> Bool {
-        type == .binary || type == .sqlite || inPlaceStoreClass(type) != nil
+        type == .binary || type == .sqlite || inPlaceStoreClass(type) != nil || atomicStoreClass(type) != nil
+    }
+
+    /// The class of an atomic store type other than the binary store's (the XML store), which
+    /// migrates by loading its file whole (`AtomicStoreMigration`).
+    static func atomicStoreClass(_ type: StoreType) -> AtomicStore.Type? {
+        guard type != .binary, type != .sqlite, type != .inMemory else { return nil }
+        return PersistentStoreCoordinator.storeClass(forStoreType: type)
     }
 
     /// The class of a store type that migrates itself in place, if `type` is one.
@@ -27,15 +34,18 @@ package enum StoreFileMigration {
         return PersistentStoreCoordinator.incrementalStoreClass(forStoreType: type) as? any PackageIncrementalStore.Type
     }
 
-    /// The type of the store file at `url`: SQLite when it starts with SQLite's header (or,
-    /// for an empty or missing file, ends in `.sqlite`), else binary.
+    /// The type of the store file at `url`: SQLite when it starts with SQLite's header, XML when
+    /// it starts with an XML declaration (or, for an empty or missing file, when it ends in
+    /// `.sqlite` or `.xml`), else binary.
     package static func storeType(ofFileAt url: URL) -> StoreType {
         let magic = Data("SQLite format 3\u{0}".utf8)
         if let handle = try? FileHandle(forReadingFrom: url) {
             defer { try? handle.close() }
             let head = (try? handle.read(upToCount: magic.count)) ?? Data()
+            if head.starts(with: Data("<?xml".utf8)) { return .xml }
             if !head.isEmpty { return head == magic ? .sqlite : .binary }
         }
+        if url.pathExtension.lowercased() == "xml" { return .xml }
         return ["sqlite", "sqlite3", "db"].contains(url.pathExtension.lowercased()) ? .sqlite : .binary
     }
 
@@ -62,6 +72,13 @@ package enum StoreFileMigration {
                 migration.isCancelled = isCancelled
                 migration.progress = progress
                 return try migration.migrateStore(at: url, backup: backup)
+            }
+        case _ where atomicStoreClass(type) != nil:
+            guard let storeClass = atomicStoreClass(type) else { return [] }
+            return try await onThreadOfItsOwn { isCancelled in
+                try AtomicStoreMigration.migrate(
+                    storeAt: url, type: type, storeClass: storeClass, steps: steps, fillsMissingValues: fillsMissingValues, backup: backup,
+                    isCancelled: isCancelled, progress: progress)
             }
         default:
             guard let storeClass = inPlaceStoreClass(type) else {

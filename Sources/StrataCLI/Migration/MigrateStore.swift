@@ -12,7 +12,7 @@ struct MigrateStore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate", abstract: "Migrate a store to a newer version of its model, stage by stage.")
 
-    @Argument(help: "A binary or SQLite store file, or a postgres:// URL (none with --plan --from: plan between two versions).")
+    @Argument(help: "A binary, SQLite or Core Data XML store file, or a postgres:// URL (none with --plan --from: plan between two versions).")
     var store: String?
 
     @Option(help: "The model bundle (.xcdatamodeld) whose versions the store migrates through.")
@@ -99,7 +99,7 @@ struct MigrateStore: AsyncParsableCommand {
                 say("Filled \(counted(count, "missing value")) of \(place) with its default or its type's zero value (\(report.stage))")
             }
         }
-        let (objects, problems) = try verify(url, kind: kind, model: target.model)
+        let (objects, problems) = try await verify(url, kind: kind, model: target.model)
         guard problems.isEmpty else {
             throw CommandFailure("the migrated store does not verify:\n" + problems.map { "  - \($0)" }.joined(separator: "\n"))
         }
@@ -107,7 +107,7 @@ struct MigrateStore: AsyncParsableCommand {
     }
 
     /// Checks the migrated store whole, with the model it is now at.
-    private func verify(_ url: URL, kind: StoreFileKind, model: ManagedObjectModel) throws -> (objects: Int, problems: [String]) {
+    private func verify(_ url: URL, kind: StoreFileKind, model: ManagedObjectModel) async throws -> (objects: Int, problems: [String]) {
         switch kind {
         case .binary:
             var verifier = StoreVerifier(file: try BinaryStoreFile(contentsOf: url))
@@ -118,6 +118,11 @@ struct MigrateStore: AsyncParsableCommand {
             var verifier = try SQLiteStoreVerifier(url: url)
             verifier.model = model
             try verifier.run()
+            return (verifier.objectCount, verifier.problems)
+        case .xml:
+            var verifier = XMLStoreVerifier(url: url)
+            verifier.model = model
+            try await verifier.run()
             return (verifier.objectCount, verifier.problems)
         case .postgres:
             var verifier = PostgresStoreVerifier(url: url)

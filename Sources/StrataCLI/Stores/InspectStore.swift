@@ -5,7 +5,7 @@ import Strata
 /// `strata inspect STORE`: what a store holds, read without a model, and whether it is sound (a
 /// binary file's chunk checksums, SQLite's quick check, a PostgreSQL store's `verify` checks);
 /// with `--model`, which version of the model wrote it.
-struct InspectStore: ParsableCommand {
+struct InspectStore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect", abstract: "Show a store's format, metadata, contents and checksums (a file, or a postgres:// URL).")
 
@@ -18,8 +18,14 @@ struct InspectStore: ParsableCommand {
     @Flag(help: "Print JSON instead of text.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let url = try StoreFileKind.url(store)
+        if StoreFileKind(of: url) == .xml {
+            let report = try await XMLStoreReport(url: url, modelPath: model)
+            try print(report, json: json)
+            if !report.isSound { throw ExitCode(1) }
+            return
+        }
         if StoreFileKind(of: url) == .postgres {
             let report = try PostgresStoreReport(url: url, argument: store, modelPath: model)
             try print(report, json: json)
@@ -78,3 +84,4 @@ protocol TextReport {
 
 extension StoreReport: TextReport {}
 extension SQLiteStoreReport: TextReport {}
+extension XMLStoreReport: TextReport {}

@@ -3,16 +3,20 @@ import Strata
 import StrataPostgres
 
 /// Which kind of store the command line names: a `postgres://` URL is a PostgreSQL store; a file
-/// is told by its first bytes (a SQLite database starts with "SQLite format 3"), or for a file not
-/// yet there, by its extension (`.sqlite`).
+/// is told by its first bytes (a SQLite database starts with "SQLite format 3", Core Data's XML
+/// store with an XML declaration), or for a file not yet there, by its extension (`.sqlite`, `.xml`).
 enum StoreFileKind {
-    case binary, sqlite, postgres
+    case binary, sqlite, xml, postgres
 
     init(of url: URL) {
         if Self.isPostgres(url) {
             self = .postgres
         } else {
-            self = StoreFileMigration.storeType(ofFileAt: url) == .sqlite ? .sqlite : .binary
+            switch StoreFileMigration.storeType(ofFileAt: url) {
+            case .sqlite: self = .sqlite
+            case .xml: self = .xml
+            default: self = .binary
+            }
         }
     }
 
@@ -39,6 +43,7 @@ enum StoreFileKind {
         switch self {
         case .binary: .binary
         case .sqlite: .sqlite
+        case .xml: .xml
         case .postgres: .postgreSQL
         }
     }
@@ -59,6 +64,12 @@ enum StoreFileKind {
                 throw CommandFailure("the store carries no model. Give it with --model MODEL (a .xcdatamodel or .xcdatamodeld)")
             }
             return model
+        case .xml:
+            // Core Data's XML store carries no model; one Strata wrote carries Strata's form of it.
+            guard let model = try ManagedObjectModel(cachedInStoreMetadata: XMLStore.metadataForPersistentStore(at: url)) else {
+                throw CommandFailure("the XML store carries no model. Give it with --model MODEL (a .xcdatamodel or .xcdatamodeld)")
+            }
+            return model
         case .sqlite:
             do {
                 return try SQLiteStore.cachedModel(ofStoreAt: url)
@@ -74,6 +85,7 @@ enum StoreFileKind {
         switch StoreFileKind(of: url) {
         case .binary: metadata = try BinaryStoreFile(contentsOf: url).metadata
         case .sqlite: metadata = try SQLiteStore.metadataForPersistentStore(at: url)
+        case .xml: metadata = try XMLStore.metadataForPersistentStore(at: url)
         case .postgres: metadata = try PostgresStore.metadataForPersistentStore(at: url)
         }
         if let bundle = source.bundle {
@@ -99,6 +111,7 @@ enum StoreFileKind {
         switch StoreFileKind(of: url) {
         case .binary: try BinaryStore.recordsPersistentHistory(at: url)
         case .sqlite: try SQLiteStore.recordsPersistentHistory(at: url)
+        case .xml: false  // Core Data's XML store records no history.
         case .postgres: try PostgresStore.recordsPersistentHistory(at: url)
         }
     }

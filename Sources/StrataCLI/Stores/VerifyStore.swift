@@ -5,22 +5,23 @@ import StrataPostgres
 
 /// `strata verify STORE`: a full integrity check. Exit status 0 when the store is sound, 1 with
 /// a report of every problem when it is not.
-struct VerifyStore: ParsableCommand {
+struct VerifyStore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Check a store (a file, or a postgres:// URL): checksums (SQLite: its integrity check and Core Data's schema), dangling references, inverse relationships, unique reference numbers.")
 
-    @Argument(help: "A store file (binary or SQLite), or a postgres:// URL.")
+    @Argument(help: "A store file (binary, SQLite or Core Data's XML), or a postgres:// URL.")
     var store: String
 
     @Option(help: "A model (.xcdatamodel) or bundle (.xcdatamodeld) the store must match.")
     var model: String?
 
-    func run() throws {
+    func run() async throws {
         let url = try StoreFileKind.url(store)
         switch StoreFileKind(of: url) {
         case .sqlite: return try verifySQLite(url)
         case .postgres: return try verifyPostgres(url)
+        case .xml: return try await verifyXML(url)
         case .binary: break
         }
         let file = try BinaryStoreFile(contentsOf: url)
@@ -64,6 +65,21 @@ struct VerifyStore: ParsableCommand {
         try verifier.run()
         report(verifier.problems, sound: "sound (\(counted(verifier.objectCount, "object")))")
         for note in verifier.notes { print("  note: \(note)") }
+        if !verifier.problems.isEmpty { throw ExitCode(1) }
+    }
+
+    private func verifyXML(_ url: URL) async throws {
+        var verifier = XMLStoreVerifier(url: url)
+        if let model {
+            switch try Self.model(at: model, matching: XMLStore.metadataForPersistentStore(at: url)) {
+            case .success(let model): verifier.model = model
+            case .failure(let problem):
+                report([problem.message], sound: "")
+                throw ExitCode(1)
+            }
+        }
+        try await verifier.run()
+        report(verifier.problems, sound: "sound (\(counted(verifier.objectCount, "object")))")
         if !verifier.problems.isEmpty { throw ExitCode(1) }
     }
 

@@ -129,6 +129,11 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         ManagedObjectID(entityName: entity.name, key: .permanent(store: identifier, reference: reference))
     }
 
+    /// Whether the store's reference numbers are one series for every entity (Core Data's XML
+    /// store names objects `z<n>`), rather than one per entity hierarchy: a migration then numbers
+    /// the objects custom code inserts after every object of the store. `false` unless overridden.
+    open class var numbersObjectsStoreWide: Bool { false }
+
     /// Reads a store file's metadata without loading its objects. Subclasses that keep
     /// metadata override it; the base class has none to read.
     open class func metadataForPersistentStore(at url: URL) throws -> [String: MetadataValue] {

@@ -31,6 +31,9 @@ import Foundation
 /// written is in `XMLStoreValues`. The metadata is a property list, with Core Data's key names,
 /// the store's UUID in `<UUID>`.
 ///
+/// It does not record persistent history, as Core Data records it in SQLite stores only: adding
+/// it with ``PersistentStoreOption/persistentHistoryTracking`` is refused.
+///
 /// As the binary store, a save writes a new file beside the store, `fsync`s it and renames it
 /// into place; the file is locked (`flock`) while a coordinator has it, and a second writer is
 /// refused. A damaged or foreign file is a ``StoreError`` naming the object and its line.
@@ -47,6 +50,13 @@ public final class XMLStore: AtomicStore, @unchecked Sendable {
     public required init(
         coordinator: PersistentStoreCoordinator?, configurationName: String?, url: URL, options: [String: any Sendable]
     ) throws {
+        // Core Data keeps persistent history in SQLite stores only; an XML file has no place for
+        // it, and history that vanished when the store closed would be worse than none.
+        if options[PersistentStoreOption.persistentHistoryTracking] as? Bool == true {
+            throw PersistenceError(
+                .unsupportedRequest,
+                "an XML store does not record persistent history (Core Data records it in SQLite stores only): use a SQLite or binary store")
+        }
         try super.init(coordinator: coordinator, configurationName: configurationName, url: url, options: options)
         lock = try StoreFileLock(url: url, exclusive: !isReadOnly)
         if !isReadOnly {
@@ -143,6 +153,14 @@ public final class XMLStore: AtomicStore, @unchecked Sendable {
             "        <metadata>", try Self.plistText(metadataForSaving, file: fileURL), "        </metadata>", "    </databaseInfo>",
         ]
         let nodes = cacheNodes().sorted { (referenceObject(for: $0.objectID) ?? 0) < (referenceObject(for: $1.objectID) ?? 0) }
+        // Nodes added whole (a migration's) may hold numbers past the series: it goes on after them.
+        if let last = nodes.last.flatMap({ referenceObject(for: $0.objectID) }) { nextObjectNumber = max(nextObjectNumber, last + 1) }
+        var seen: Set<Int64> = []
+        for node in nodes {
+            guard let number = referenceObject(for: node.objectID), seen.insert(number).inserted else {
+                throw StoreError(.writeFailed, file: fileURL, "two objects would both be z\(referenceObject(for: node.objectID) ?? 0): an XML store numbers every object in one series")
+            }
+        }
         for node in nodes {
             guard let entity = model.entity(named: node.objectID.entityName), let type = types[entity.name],
                 let number = referenceObject(for: node.objectID)
@@ -169,6 +187,8 @@ public final class XMLStore: AtomicStore, @unchecked Sendable {
         lines.append("</database>")
         try Self.replaceFile(at: fileURL, lock: lock, with: Data((lines.joined(separator: "\n") + "\n").utf8))
     }
+
+    public override class var numbersObjectsStoreWide: Bool { true }
 
     /// Object numbers come from one series for the whole store, as Core Data's `z<n>` ids do.
     public override func newReferenceObject(for entity: EntityDescription) -> Int64 {
