@@ -69,6 +69,35 @@ import Testing
         #expect(result.output == "Everything → Everything\nNo changes: the models are the same for storage.\n")
     }
 
+    /// `models compile` writes what momc writes — a `.momd` for a bundle, a `.mom` for a model —
+    /// and `models show` and `models diff` read what it wrote as they read the source.
+    @Test func compileWritesWhatShowAndDiffRead() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-compile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let momd = directory.appendingPathComponent("Catalog.momd")
+        let compiled = try StrataTool.run("models", "compile", Self.catalog, momd.path)
+        #expect(compiled.status == 0, "\(compiled.errors)")
+        #expect(compiled.output.contains("Compiled Catalog: 3 versions (current 'Catalog 2')"))
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: momd.path)) == ["Catalog.mom", "Catalog 2.mom", "Catalog 10.mom", "VersionInfo.plist"])
+        let source = try StrataTool.run("models", "show", Self.catalog, "--json")
+        let shown = try StrataTool.run("models", "show", momd.path, "--json")
+        #expect(shown.status == 0, "\(shown.errors)")
+        let hashes = { (text: String) in
+            ((try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any])?["entities"].map { "\($0)" }
+        }
+        #expect(hashes(shown.output) != nil && hashes(shown.output) == hashes(source.output))
+        let diff = try StrataTool.run("models", "diff", momd.path, "--from", "Catalog", "--to", "Catalog 2")
+        let sourceDiff = try StrataTool.run("models", "diff", Self.catalog, "--from", "Catalog", "--to", "Catalog 2")
+        #expect(diff.status == 0 && diff.output == sourceDiff.output, "\(diff.output)\(diff.errors)")
+
+        let mom = directory.appendingPathComponent("Everything.mom")
+        let single = try StrataTool.run("models", "compile", Self.everything, mom.path)
+        #expect(single.status == 0, "\(single.errors)")
+        let wrong = try StrataTool.run("models", "compile", Self.catalog, directory.appendingPathComponent("Catalog.mom").path)
+        #expect(wrong.status != 0 && wrong.errors.contains("compiles to a .momd folder"))
+    }
+
     @Test func badInputIsAnErrorOnStderrWithAFailingStatus() throws {
         let missing = try StrataTool.run("models", "show", "Tests/Models/Nothing.xcdatamodel")
         #expect(missing.status != 0)

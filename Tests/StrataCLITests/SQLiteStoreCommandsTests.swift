@@ -26,7 +26,8 @@ import Testing
         let inspect = try StrataTool.run("inspect", sqlite)
         #expect(inspect.status == 0, "\(inspect.errors)")
         #expect(inspect.output.contains("SQLite (Core Data's format)"))
-        #expect(inspect.output.contains("model: carried in the store's metadata"))
+        // Strata writes Core Data's model cache, as Core Data does (issue 29, §4).
+        #expect(inspect.output.contains("model: carried in the store (Core Data's Z_MODELCACHE)"))
         #expect(inspect.output.contains("    Book 2\n"), "\(inspect.output)")
         #expect(inspect.output.contains("SQLite quick check: ok"))
 

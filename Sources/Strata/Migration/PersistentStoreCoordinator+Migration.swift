@@ -5,7 +5,10 @@ extension PersistentStoreCoordinator {
     /// Migrates a store file written by another version of the model before it is added, when
     /// the options ask for it (``PersistentStoreOption/migratePersistentStoresAutomatically``),
     /// as Core Data does: with ``PersistentStoreOption/inferMappingModelAutomatically`` as well,
-    /// the two options alone do it. Stores that are new or current are left alone.
+    /// the two options alone do it; a Core Data mapping model found for a step (among
+    /// ``PersistentStoreOption/mappingModelLocations`` and the program's resources) is used for
+    /// it in preference to inference, and without inference. Stores that are new or current are
+    /// left alone.
     ///
     /// The store's source model is the first found whose version hashes match the store's:
     /// among the earlier versions of the coordinator's model's bundle (a model read from an

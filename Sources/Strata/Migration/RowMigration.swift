@@ -68,9 +68,8 @@ final class RowMigration {
                     continue
                 }
                 let source = MigrationObject(row: row, reference: reference, entity: entity, store: store)
-                let made = try entityMapping.policy?.createDestinationInstance(for: source, mapping: entityMapping, in: session)
-                    ?? (entityMapping.policy == nil ? try session.standardDestination(for: source, mapping: entityMapping) : nil)
-                guard let destination = made, let number = destination.objectID.referenceNumber else { continue }
+                guard let destination = try destination(for: source, through: entityMapping), let number = destination.objectID.referenceNumber
+                else { continue }
                 guard destination.entityName == destinationName else {
                     throw MigrationError(.invalidMapping, "the mapping \(entityMapping.name) made a \(destination.entityName) object")
                 }
@@ -91,14 +90,19 @@ final class RowMigration {
         for (reference, row) in rows {
             do {
                 let object = MigrationObject(row: row, reference: reference, entity: entity, store: store)
-                let made = try entityMapping.policy?.createDestinationInstance(for: object, mapping: entityMapping, in: session)
-                    ?? (entityMapping.policy == nil ? try session.standardDestination(for: object, mapping: entityMapping) : nil)
-                guard let made else { continue }
+                guard let made = try destination(for: object, through: entityMapping) else { continue }
                 try session.insert(entity: destinationName, attributeValues: made.attributeValues, relatedObjectIDs: made.relatedObjectIDs)
             } catch let error as MigrationError where error.code == .dataLoss {
                 failures.append(lost: error.message)
             }
         }
+    }
+
+    /// The destination object of `source`: the policy's, else the mapping's standard one; `nil`
+    /// when the policy drops it.
+    private func destination(for source: MigrationObject, through entityMapping: EntityMapping) throws -> MigrationObject? {
+        guard let policy = entityMapping.policy else { return try session.standardDestination(for: source, mapping: entityMapping) }
+        return try policy.createDestinationInstance(for: source, mapping: entityMapping, in: session)
     }
 
     /// Ends the step: the policies' last word, then the objects custom code inserted. Throws

@@ -108,8 +108,13 @@ struct KeyedArchiveValueWriter {
 
     /// Fills the place `uid` with an object of `className` and its fields.
     mutating func finish(_ uid: Int, _ className: String, _ fields: KeyValuePairs<String, PropertyListNode>) -> Int {
+        finish(uid, className, fields: fields.map { ($0.key, $0.value) })
+    }
+
+    /// Fills the place `uid` with an object of `className` and its fields, in order.
+    mutating func finish(_ uid: Int, _ className: String, fields: [(String, PropertyListNode)]) -> Int {
         let classUID = classUID(className)
-        objects[uid] = .dictionary(keys: fields.map { .string($0.key) } + [.string("$class")], values: fields.map(\.value) + [.uid(classUID)])
+        objects[uid] = .dictionary(keys: fields.map { .string($0.0) } + [.string("$class")], values: fields.map(\.1) + [.uid(classUID)])
         return uid
     }
 
@@ -119,6 +124,12 @@ struct KeyedArchiveValueWriter {
             switch name {
             case "NSDecimalNumber": ["NSDecimalNumber", "NSNumber", "NSValue", "NSObject"]
             case "NSMutableArray": ["NSMutableArray", "NSArray", "NSObject"]
+            case "NSMutableDictionary": ["NSMutableDictionary", "NSDictionary", "NSObject"]
+            case "NSMutableSet": ["NSMutableSet", "NSSet", "NSObject"]
+            // A model's descriptions, as momc archives them (`fixtures/compiled`).
+            case "NSAttributeDescription", "NSRelationshipDescription", "NSFetchedPropertyDescription": [name, "NSPropertyDescription", "NSObject"]
+            case "NSDerivedAttributeDescription", "NSCompositeAttributeDescription":
+                [name, "NSAttributeDescription", "NSPropertyDescription", "NSObject"]
             // Expressions, as Foundation archives them (`fixtures/compiled`).
             case "NSKeyPathExpression": ["NSKeyPathExpression", "NSFunctionExpression", "NSExpression", "NSObject"]
             case _ where name.hasSuffix("Expression"): [name, "NSExpression", "NSObject"]

@@ -4,7 +4,7 @@ import ArgumentParser
 struct ModelsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "models",
-        abstract: "Show and compare models (.xcdatamodel folders and .xcdatamodeld bundles).",
-        subcommands: [ShowModel.self, DiffModels.self]
+        abstract: "Show, compare and compile models (.xcdatamodel folders, .xcdatamodeld bundles, compiled .mom and .momd).",
+        subcommands: [ShowModel.self, DiffModels.self, CompileModel.self]
     )
 }

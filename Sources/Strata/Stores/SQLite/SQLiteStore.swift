@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Core Data's SQLite store, in Core Data's own file format (store type ``StoreType/sqlite``): a
 /// program on Linux opens the `.sqlite` file an iOS or macOS app wrote, and the app opens what
@@ -239,6 +240,21 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
             .run([.text(row.uuid), .blob(row.plist)])
     }
 
+    /// Fills `Z_MODELCACHE` with the model as Core Data caches it, so that Core Data, handed the
+    /// store without the model that wrote it (a migration whose source version the app no longer
+    /// ships), finds it there. A model that cannot be archived leaves the cache empty, as Core
+    /// Data's oldest stores have it, and says so in the log: the store is whole without it.
+    static func writeModelCache(of model: ManagedObjectModel, to connection: SQLiteConnection) throws {
+        try connection.execute("DELETE FROM Z_MODELCACHE")
+        do {
+            try connection.statement("INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)").run([.blob(try model.coreDataModelCache())])
+        } catch let error as SQLiteError {
+            throw error
+        } catch {
+            Logger(label: "strata.sqlite-store").warning("the store's Z_MODELCACHE is left empty", metadata: ["reason": "\(error)"])
+        }
+    }
+
     /// Creates a new store's tables, or writes metadata the coordinator brought up to date.
     override func didAdd() throws {
         guard let writer else {
@@ -260,6 +276,7 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
                     for entity in mapping.schema.entities {
                         try insert.run([.integer(Int64(entity.number)), .text(entity.name), .integer(Int64(entity.superNumber))])
                     }
+                    try Self.writeModelCache(of: managedObjectModel, to: writer)
                     try Self.writeMetadata(metadata, to: writer, file: fileURL)
                     return nil
                 }

@@ -106,9 +106,11 @@ struct SQLiteStoreMigration {
                     reports.append(try run.migrate(metadata: &metadata))
                 }
                 try SQLiteStore.writeMetadata(metadata, to: connection, file: url)
-                // Core Data's cached model describes the old version now; Strata's is in the metadata.
-                if try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'Z_MODELCACHE'") == .integer(1) {
-                    try connection.execute("DELETE FROM Z_MODELCACHE")
+                // Core Data's cached model is the new version's now, as Core Data's migration leaves it.
+                if try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'Z_MODELCACHE'") == .integer(1),
+                    let destination = steps.last?.destination
+                {
+                    try SQLiteStore.writeModelCache(of: destination, to: connection)
                 }
                 return reports
             }
