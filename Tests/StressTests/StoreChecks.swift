@@ -38,10 +38,10 @@ enum StoreChecks {
         }
     }
 
-    /// The store types the stress suites run on: the binary and SQLite stores, and the
+    /// The store types the stress suites run on: the binary, SQLite and XML stores, and the
     /// PostgreSQL store when a test server is given.
     static var storeTypes: [StoreType] {
-        [.binary, .sqlite] + (PostgresTestServer.isAvailable ? [.postgreSQL] : [])
+        [.binary, .sqlite, .xml] + (PostgresTestServer.isAvailable ? [.postgreSQL] : [])
     }
 
     /// A new store of `type`: a file named `name` in `directory`, or a schema of its own on the
@@ -50,6 +50,7 @@ enum StoreChecks {
         switch type {
         case .postgreSQL: try await PostgresTestServer.newStoreURL()
         case .sqlite: directory.appendingPathComponent(name + ".sqlite")
+        case .xml: directory.appendingPathComponent(name + ".xml")
         default: directory.appendingPathComponent(name + ".store")
         }
     }
