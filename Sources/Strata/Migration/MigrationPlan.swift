@@ -71,7 +71,7 @@ public struct MigrationPlan: Sendable {
     ) async throws -> [MigrationReport] {
         let type = type ?? StoreFileMigration.storeType(ofFileAt: url)
         guard StoreFileMigration.canMigrate(type) else {
-            throw PersistenceError(.incompatibleStore, "Strata migrates binary and SQLite store files, and stores of the types registered from its package; not \(type)")
+            throw PersistenceError(.incompatibleStore, "Strata migrates binary, SQLite and atomic (XML) store files, and stores of the types registered from its package; not \(type)")
         }
         let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: type, at: url)
         let stages = try stages(forStoreMetadata: metadata, to: target)

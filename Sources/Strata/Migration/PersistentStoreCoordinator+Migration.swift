@@ -35,7 +35,7 @@ extension PersistentStoreCoordinator {
         guard StoreFileMigration.canMigrate(type) else {
             throw PersistenceError(
                 .incompatibleStore,
-                "the store \(url.path) was written by another version of the model; Strata migrates binary and SQLite store files, "
+                "the store \(url.path) was written by another version of the model; Strata migrates binary, SQLite and atomic (XML) store files, "
                     + "and a store of type \(type) needs a migrator of its own (PersistentStoreOption.migrator)")
         }
         let mappingFiles = MappingModelSearch.files(

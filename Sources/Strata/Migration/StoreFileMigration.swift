@@ -84,7 +84,7 @@ package enum StoreFileMigration {
             guard let storeClass = inPlaceStoreClass(type) else {
                 throw PersistenceError(
                     .incompatibleStore,
-                    "Strata migrates binary and SQLite store files; a store of type \(type) needs a migrator of its own (PersistentStoreOption.migrator)")
+                    "Strata migrates binary, SQLite and atomic (XML) store files; a store of type \(type) needs a migrator of its own (PersistentStoreOption.migrator)")
             }
             guard backup == nil else {
                 throw PersistenceError(.incompatibleStore, "a store of type \(type) is not a file: back it up with its server's tools, not a backup file")

@@ -56,7 +56,8 @@ struct MigrateStore: AsyncParsableCommand {
             // A Core Data mapping model knows its two versions: it is their stage, inferable or not.
             do {
                 try plan.addMappingModel(at: URL(fileURLWithPath: mapping), policies: [:], requiringPolicies: !dryRun)
-            } catch let error as MigrationError where error.message.contains("policy") || error.problems.contains(where: { $0.contains("policy class") }) {
+            } catch let error as MigrationError where error.problems.contains(where: { $0.contains("MigrationPolicyRegistry.register") }) {
+                // A policy nobody registered: the tool has none of a program's, so say what to do instead.
                 throw CommandFailure(
                     "\(error)\nThe strata tool cannot run a program's own policies: migrate in the program "
                         + "(MigrationPlan.addMappingModel(at:policies:)), or see the plan with --plan")
