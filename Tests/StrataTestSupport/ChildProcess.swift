@@ -3,6 +3,8 @@ import Foundation
 /// Runs a program to its end and captures what it printed: the one way the test targets run
 /// the `strata` tool, the samples and the Python reader of Core Data stores.
 public struct ChildProcess: Sendable {
+    private static let launching = NSLock()
+
     public var status: Int32
     public var output: Data
     public var errors: Data
@@ -15,7 +17,10 @@ public struct ChildProcess: Sendable {
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
+        // Foundation's Process.run() on Linux is not safe to call from two threads at once (it
+        // was seen to crash in memcpy while the tests spawned several readers in parallel):
+        // starting is serialised; the children still run side by side.
+        try launching.withLock { try process.run() }
         let printed = output.fileHandleForReading.readDataToEndOfFile()
         let reported = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
