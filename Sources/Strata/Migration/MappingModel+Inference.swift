@@ -17,6 +17,10 @@ extension MappingModel {
     /// required attribute's empty values with its default, and fails, writing nothing, when a
     /// newly required value without a default is missing in some object.
     ///
+    /// The entity mappings are named as Core Data names them (`IEM_Copy_Department`,
+    /// `IEM_Transform_Employee`, `IEM_Add_…`, `IEM_Remove_…`), and every destination attribute has
+    /// a property mapping (a new one's, without a value, gives its default).
+    ///
     /// Refused, each naming the change: an incompatible type change (String ↔ a number, Date ↔
     /// Double, anything with Undefined…) (§4); external binary storage moved into the store
     /// (§4); a to-many becoming a to-one (§5); two hierarchies merged into one, whose reference
@@ -43,7 +47,7 @@ extension MappingModel {
         }
         for entity in destination.entities where !entity.isAbstract || matched.values.contains(entity.name) {
             guard let origin = matched.first(where: { $0.value == entity.name })?.key, let sourceEntity = source.entity(named: origin) else {
-                mappings.append(EntityMapping(kind: .add, source: nil, destination: entity.name))
+                mappings.append(EntityMapping(kind: .add, source: nil, destination: entity.name, name: "IEM_Add_\(entity.name)"))
                 continue
             }
             let (attributes, relationships, entityProblems) = inferProperties(
@@ -53,10 +57,11 @@ extension MappingModel {
             mappings.append(
                 EntityMapping(
                     kind: unchanged ? .copy : .transform, source: origin, destination: entity.name,
-                    attributeMappings: attributes, relationshipMappings: relationships))
+                    attributeMappings: attributes, relationshipMappings: relationships,
+                    name: "IEM_\(unchanged ? "Copy" : "Transform")_\(entity.name)"))
         }
         for entity in source.entities where matched[entity.name] == nil {
-            mappings.append(EntityMapping(kind: .remove, source: entity.name, destination: nil))
+            mappings.append(EntityMapping(kind: .remove, source: entity.name, destination: nil, name: "IEM_Remove_\(entity.name)"))
         }
         problems += hierarchyProblems(entityMap: matched, source: source, destination: destination)
         guard problems.isEmpty else {
@@ -84,10 +89,14 @@ extension MappingModel {
         for attribute in destination.attributesByName.values.sorted(by: { $0.name < $1.name }) where !attribute.isTransient {
             let place = "\(destination.name).\(attribute.name)"
             // A new attribute, required or not, is inferred (§3): its default fills existing
-            // objects, and without one the data decides at migration time.
+            // objects, and without one the data decides at migration time. Core Data's inferred
+            // mapping has a property mapping for it with no value expression: `.constant(nil)`.
             guard let origin = match(attribute.name, attribute.renamingIdentifier, in: sourceAttributes.map { ($0.name, $0.renamingIdentifier) }),
                 let sourceAttribute = source.attributesByName[origin], !sourceAttribute.isTransient
-            else { continue }
+            else {
+                attributes.append(PropertyMapping(name: attribute.name, value: .constant(nil)))
+                continue
+            }
             if let refusal = TypeConversion.refusal(from: sourceAttribute, to: attribute) {
                 problems.append("\(place): \(refusal)")
             }

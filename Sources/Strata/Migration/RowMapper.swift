@@ -23,6 +23,8 @@ struct RowMapper {
         guard mapping.policy == nil else { return nil }
         var attributeSources: [String: Int] = [:]
         for property in mapping.attributeMappings {
+            // No value: the destination's default, as for an attribute no mapping names.
+            if case .constant(nil) = property.value { continue }
             guard case .sourceKey(let key) = property.value, let index = source.attributes.firstIndex(where: { $0.name == key }) else {
                 return nil
             }
