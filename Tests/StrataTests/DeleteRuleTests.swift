@@ -98,4 +98,49 @@ import Testing
             #expect(book.committedValues(forKeys: ["tags"])["tags"].flatMap { $0 as? [ManagedObjectID] }?.count == 1)
         }
     }
+
+    /// Core Data calls `prepareForDeletion()` inside `delete(_:)`, once, before the delete rules
+    /// are applied (issue 30, item 5): the object's relationships are still whole when it runs,
+    /// and neither processing pending changes nor saving calls it again.
+    @Test func prepareForDeletionRunsInsideDeleteOnce() async throws {
+        let model = try ManagedObjectModel {
+            EntityDescription("Folder", class: CountingFolder.self) {
+                AttributeDescription("name", .string)
+                RelationshipDescription("notes", toMany: "Note", inverse: "folder", deleteRule: .cascade)
+            }
+            EntityDescription("Note") {
+                AttributeDescription("text", .string)
+                RelationshipDescription("folder", toOne: "Folder", inverse: "notes")
+            }
+        }
+        let coordinator = try await makeCoordinator(model)
+        try await backgroundContext(coordinator).perform { context in
+            let folder = try #require(try context.insertNewObject(forEntityName: "Folder") as? CountingFolder)
+            try folder.setValue("Inbox", forKey: "name")
+            let note = try context.insertNewObject(forEntityName: "Note")
+            try note.setValue("hello", forKey: "text")
+            try note.setValue(folder, forKey: "folder")
+            try context.save()
+
+            context.delete(folder)
+            #expect(folder.preparations == 1, "called inside delete(_:)")
+            #expect(folder.notesWhenPrepared == 1, "before the cascade rule ran")
+            #expect(!note.isDeleted)
+            context.delete(folder)
+            context.processPendingChanges()
+            #expect(note.isDeleted)
+            try context.save()
+            #expect(folder.preparations == 1)
+        }
+    }
+}
+
+final class CountingFolder: ManagedObject {
+    var preparations = 0
+    var notesWhenPrepared: Int?
+
+    override func prepareForDeletion() {
+        preparations += 1
+        notesWhenPrepared = (try? value(forKey: "notes") as? Set<ManagedObject>)?.count
+    }
 }

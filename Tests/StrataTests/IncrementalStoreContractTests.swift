@@ -14,6 +14,8 @@ import Testing
             var nodes: [ManagedObjectID: IncrementalStoreNode] = [:]
             var registered: [ManagedObjectID: Int] = [:]
             var next: Int64 = 1
+            /// Every save request, as (inserted, updated, deleted) counts.
+            var saves: [(Int, Int, Int)] = []
         }
         let state = Locked(State())
         static let type = StoreType(rawValue: "Recording")
@@ -28,6 +30,7 @@ import Testing
                 return .nodes(state.withLock { $0.nodes.values.filter { $0.objectID.entityName == entity.name } })
             case .save(let changes):
                 return .saved(versions: state.withLock { state in
+                    state.saves.append((changes.insertedObjects.count, changes.updatedObjects.count, changes.deletedObjects.count))
                     var versions: [ManagedObjectID: Int64] = [:]
                     for var node in changes.insertedObjects + changes.updatedObjects {
                         node.version += 1
@@ -99,5 +102,24 @@ import Testing
         #expect(store.state.withLock { $0.registered[id] } == 2, "the reader fetched it: registered there too")
         try await reader.perform { $0.reset() }
         #expect(store.state.withLock { $0.registered[id] } == 1, "the reader let it go")
+    }
+
+    /// Core Data sends a save with nothing in it to the store all the same (issue 30, item 7:
+    /// stores use it, for example, to flush): one empty save request per `save()`.
+    @Test func aSaveWithNothingToSaveStillReachesTheStore() async throws {
+        PersistentStoreCoordinator.registerStoreClass(RecordingStore.self, forStoreType: RecordingStore.type)
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try libraryModel())
+        let store = try #require(try await coordinator.addPersistentStore(type: RecordingStore.type) as? RecordingStore)
+        try await backgroundContext(coordinator).perform { context in
+            let changed = context.hasChanges
+            #expect(!changed)
+            try context.save()
+            try Tag(context: context).label = "one"
+            try context.save()
+        }
+        let saves = store.state.withLock { $0.saves }
+        #expect(saves.count == 2)
+        #expect(saves.first.map { $0.0 == 0 && $0.1 == 0 && $0.2 == 0 } == true)
+        #expect(saves.last.map { $0.0 == 1 } == true)
     }
 }

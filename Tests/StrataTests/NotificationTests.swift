@@ -67,7 +67,9 @@ import Testing
             let after = try context.fetch(FetchRequest<Tag>()).map(\.label).sorted()
             return (before, after, context.registeredObject(for: dropID) == nil)
         }
-        #expect(labels.0 == ["drop", "old"], "before the merge the reader sees its pinned generation")
+        // Unpinned (Core Data's default), the fetch reads the latest store: the deleted tag is
+        // gone, and the registered one keeps its in-memory values until the merge.
+        #expect(labels.0 == ["old"])
         #expect(labels.1 == ["new"])
         #expect(labels.2)
         let change = try #require(await changes.next())
@@ -140,13 +142,19 @@ import Testing
         #expect(label == "after")
     }
 
+    /// Core Data's query generations (`setQueryGenerationFrom(_:)`): a context pinned with
+    /// `.current` reads one generation across fetches until it asks for the current one again;
+    /// `nil` unpins it.
     @Test(arguments: StoreKind.queryable)
     func aLongReadSeesOneGenerationUntilItAsksForTheCurrentOne(_ kind: StoreKind) async throws {
         let coordinator = try await makeCoordinator(libraryModel(), kind)
         let reader = backgroundContext(coordinator)
         let first = try await reader.perform { context in
+            #expect(context.queryGenerationToken == nil)
+            try context.setQueryGenerationFrom(.current)
             _ = try context.count(for: FetchRequest<Tag>())
-            return context.queryGenerationToken
+            let token = context.queryGenerationToken
+            return try #require(token)
         }
         try await backgroundContext(coordinator).perform { context in
             try Tag(context: context).label = "new"
@@ -156,11 +164,18 @@ import Testing
             let pinned = try context.count(for: FetchRequest<Tag>())
             try context.setQueryGenerationFrom(context.queryGenerationToken)
             try context.setQueryGenerationFrom(.current)
-            return (pinned, try context.count(for: FetchRequest<Tag>()), context.queryGenerationToken)
+            let count = try context.count(for: FetchRequest<Tag>())
+            let token = context.queryGenerationToken
+            return (pinned, count, try #require(token))
         }
         #expect(pinned == 0)
         #expect(current == 1)
         #expect(token > first)
+        let unpinned = try await reader.perform { context in
+            try context.setQueryGenerationFrom(nil)
+            return context.queryGenerationToken
+        }
+        #expect(unpinned == nil)
         let error = try await reader.perform { context in
             #expect(throws: PersistenceError.self) { try context.setQueryGenerationFrom(first) }
         }

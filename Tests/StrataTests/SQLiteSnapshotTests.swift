@@ -23,7 +23,8 @@ import Testing
             try context.save()
         }
         let reader = backgroundContext(coordinator)
-        #expect(try await reader.perform { try $0.count(for: FetchRequest<Tag>()) } == 1)
+        // Pinned, as Core Data's `setQueryGenerationFrom(.current)`: it keeps its snapshot.
+        #expect(try await reader.perform { try $0.setQueryGenerationFrom(.current); return try $0.count(for: FetchRequest<Tag>()) } == 1)
         let pinned = Self.currentSnapshot(coordinator)
         #expect(pinned.object != nil)
 
@@ -42,8 +43,23 @@ import Testing
         #expect(pinned.object != nil, "a context still reads the first one")
         #expect(try await reader.perform { try $0.count(for: FetchRequest<Tag>()) } == 1, "and sees none of the later saves")
 
-        try await reader.perform { $0.reset() }
-        #expect(pinned.object == nil, "let go once the context moved on")
+        try await reader.perform { try $0.setQueryGenerationFrom(nil) }
+        #expect(pinned.object == nil, "let go once the context was unpinned")
         #expect(try await reader.perform { try $0.count(for: FetchRequest<Tag>()) } == 4)
+    }
+
+    /// An unpinned context (Core Data's default) holds no snapshot between its reads: a SQLite
+    /// read transaction left open would keep the WAL from being checkpointed.
+    @Test func anUnpinnedContextHoldsNoSnapshotBetweenReads() async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), .sqlite)
+        let reader = backgroundContext(coordinator)
+        #expect(try await reader.perform { try $0.count(for: FetchRequest<Tag>()) } == 0)
+        let read = Self.currentSnapshot(coordinator)
+        try await backgroundContext(coordinator).perform { context in
+            try Tag(context: context).label = "later"
+            try context.save()
+        }
+        #expect(read.object == nil, "no context reads the generation the count read")
+        #expect(try await reader.perform { try $0.count(for: FetchRequest<Tag>()) } == 1)
     }
 }

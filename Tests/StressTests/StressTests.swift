@@ -222,19 +222,20 @@ import Testing
             guard let object = context.registeredObject(for: id) else { continue }
             values[id] = try describe(object)
         }
-        return Written(generation: context.queryGenerationToken, values: values, deleted: saved.deleted)
+        return Written(generation: saved.generation, values: values, deleted: saved.deleted)
     }
 
     /// The objects each context's last save wrote and deleted, from its did-save notification
     /// (which `save()` posts before it returns).
-    static let lastSaves = Locked<[ObjectIdentifier: (written: Set<ManagedObjectID>, deleted: Set<ManagedObjectID>)]>([:])
+    static let lastSaves = Locked<[ObjectIdentifier: (written: Set<ManagedObjectID>, deleted: Set<ManagedObjectID>, generation: QueryGenerationToken)]>([:])
 
     static func observeSaves() -> any NSObjectProtocol {
         NotificationCenter.default.addObserver(forName: ContextDidSave.notificationName, object: nil, queue: nil) { note in
             guard let context = note.object as? ManagedObjectContext else { return }
             func ids(_ key: String) -> Set<ManagedObjectID> { note.userInfo?[key] as? Set<ManagedObjectID> ?? [] }
+            guard let generation = note.userInfo?[ContextDidSave.queryGenerationKey] as? QueryGenerationToken else { return }
             let saved = (written: ids(ContextDidSave.insertedObjectIDsKey).union(ids(ContextDidSave.updatedObjectIDsKey)),
-                         deleted: ids(ContextDidSave.deletedObjectIDsKey))
+                         deleted: ids(ContextDidSave.deletedObjectIDsKey), generation: generation)
             lastSaves.withLock { $0[ObjectIdentifier(context)] = saved }
         }
     }

@@ -26,6 +26,9 @@ public struct ContextDidSave: Sendable {
     public static let insertedObjectIDsKey = "inserted_objectIDs"
     public static let updatedObjectIDsKey = "updated_objectIDs"
     public static let deletedObjectIDsKey = "deleted_objectIDs"
+    /// The key of the generation the save made (a ``QueryGenerationToken``): Core Data's
+    /// `NSManagedObjectContext.NotificationKey.queryGeneration` (its string is [unchecked]).
+    public static let queryGenerationKey = "queryGeneration"
 
     /// The save as a `Notification` under Core Data's name and keys.
     public var notification: Notification {
@@ -33,7 +36,7 @@ public struct ContextDidSave: Sendable {
             name: Self.notificationName, object: context,
             userInfo: [
                 Self.insertedObjectIDsKey: insertedObjectIDs, Self.updatedObjectIDsKey: updatedObjectIDs,
-                Self.deletedObjectIDsKey: deletedObjectIDs,
+                Self.deletedObjectIDsKey: deletedObjectIDs, Self.queryGenerationKey: queryGeneration,
             ])
     }
 }

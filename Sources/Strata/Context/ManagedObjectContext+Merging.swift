@@ -131,23 +131,31 @@ extension ManagedObjectContext {
         }
     }
 
-    /// The generation the context reads: pinned at its first read, moved on by saves, merges,
-    /// refreshes, resets and ``setQueryGenerationFrom(_:)``.
-    public var queryGenerationToken: QueryGenerationToken {
-        QueryGenerationToken(number: graph.generation.number)
+    /// The generation the context is pinned to, as Core Data's `queryGenerationToken`: `nil`
+    /// (the default) when every fetch, count and fault reads the latest state of the store.
+    public var queryGenerationToken: QueryGenerationToken? {
+        graph.pinsQueryGeneration ? QueryGenerationToken(number: graph.generation.number) : nil
     }
 
-    /// Pins the context to a generation: ``QueryGenerationToken/current`` moves it to the latest
-    /// now (its registered objects keep their values until refreshed, as Core Data's do);
-    /// the token of the generation it reads keeps it there.
+    /// Pins the context to a generation, or unpins it, as Core Data's `setQueryGenerationFrom(_:)`:
+    /// ``QueryGenerationToken/current`` pins it to the latest now, and its reads stay there
+    /// until it saves, refreshes, resets or is moved again (its registered objects keep their
+    /// values until refreshed, as Core Data's do); the token it is pinned to keeps it there;
+    /// `nil` unpins it, so that each read takes the latest again.
     ///
     /// - Throws: ``PersistenceError`` with code `.unavailableGeneration` for another generation:
     ///   Strata keeps only the generations that contexts are reading.
-    public func setQueryGenerationFrom(_ token: QueryGenerationToken) throws {
+    public func setQueryGenerationFrom(_ token: QueryGenerationToken?) throws {
+        guard let token else {
+            graph.pinsQueryGeneration = false
+            graph.unpinGeneration()
+            return
+        }
         if token == .current {
             graph.moveToLatest()
-        } else if token.number != graph.generation.number {
-            throw PersistenceError(.unavailableGeneration, "the \(token) is not the one this context reads, nor the current one")
+        } else if !graph.pinsQueryGeneration || token.number != graph.generation.number {
+            throw PersistenceError(.unavailableGeneration, "the \(token) is not the one this context is pinned to, nor the current one")
         }
+        graph.pinsQueryGeneration = true
     }
 }

@@ -28,6 +28,8 @@ extension ManagedObjectContext {
     ///   object (deleted, or never saved) and the context does not hold it.
     public func existingObject(with objectID: ManagedObjectID) throws -> ManagedObject {
         if let object = graph.registered[objectID], !object.isFault { return object }
+        graph.beginRead()
+        defer { graph.endRead() }
         guard graph.model.layout(for: objectID.entityName) != nil, graph.storedRow(for: objectID) != nil else {
             throw PersistenceError(.objectNotFound, objectIDs: [objectID], "no object with the ID \(objectID) exists")
         }

@@ -7,7 +7,6 @@ extension ObjectGraph {
     func processPendingChanges() {
         while let object = deleted.values.first(where: { !propagatedDeletes.contains(ObjectIdentifier($0)) }) {
             propagatedDeletes.insert(ObjectIdentifier(object))
-            object.prepareForDeletion()
             applyDeleteRules(of: object)
         }
     }
@@ -37,7 +36,11 @@ extension ObjectGraph {
     @discardableResult
     func save() throws -> ContextDidSave? {
         processPendingChanges()
-        guard hasChanges else { return nil }
+        guard hasChanges else {
+            // Core Data sends a save with nothing in it to the stores all the same.
+            if parent == nil { try coordinator.sendEmptySave() }
+            return nil
+        }
         if let parent {
             try pushChanges(to: parent)
             return nil

@@ -8,9 +8,11 @@ final class ObjectGraph {
     unowned(safe) var context: ManagedObjectContext?
     let coordinator: PersistentStoreCoordinator
     let model: ManagedObjectModel
-    /// The generation fetches and faults read. The context pins it at its first read, and
-    /// moves on when it saves, refreshes or resets, so that a long read never sees half of
-    /// another context's save.
+    /// The generation fetches and faults read. Each read (a fetch, a count, a fault, an object
+    /// lookup: ``beginRead()``) takes the latest, as a Core Data context whose query generation is
+    /// `nil` does; a context pinned with `setQueryGenerationFrom(.current)` keeps the one it took
+    /// until it saves, refreshes, resets or is unpinned. Within one read it never changes, so a
+    /// fetch never sees half of another context's save.
     var generation: Generation {
         get {
             if let pinned { return pinned }
@@ -21,6 +23,9 @@ final class ObjectGraph {
         set { pinned = newValue }
     }
     private var pinned: Generation?
+    /// Whether the context keeps one query generation across reads (Core Data's
+    /// `setQueryGenerationFrom(.current)`), rather than taking the latest at each.
+    var pinsQueryGeneration = false
     /// For a child context: its parent context.
     let parent: ManagedObjectContext?
     /// For a child context: the parent's unsaved objects when the child pinned its generation
@@ -210,14 +215,29 @@ final class ObjectGraph {
         updated[ObjectIdentifier(object)] = object
     }
 
+    /// Marks `object` deleted. Its `prepareForDeletion()` runs here, before the delete rules
+    /// (which run when pending changes are processed), as Core Data calls it inside `delete(_:)`.
     func delete(_ object: ManagedObject) {
         guard object.graph === self, !object.isDeleted else { return }
         object.willAccessValues()
+        object.prepareForDeletion()
         object.isDeleted = true
         deleted[ObjectIdentifier(object)] = object
     }
 
     /// Lets an object go: it no longer belongs to the context.
+    /// Starts a read: an unpinned context takes the latest generation (and, for a child, its
+    /// parent's latest unsaved objects) for it.
+    func beginRead() {
+        if !pinsQueryGeneration { unpinGeneration() }
+    }
+
+    /// Ends a read: an unpinned context lets its generation go, so that a context between reads
+    /// keeps no store snapshot (a SQLite read transaction) open.
+    func endRead() {
+        if !pinsQueryGeneration { unpinGeneration() }
+    }
+
     /// Lets the next read pin the latest generation.
     func unpinGeneration() {
         pinned = nil

@@ -46,6 +46,19 @@ extension PersistentStoreCoordinator {
         let versions: [ManagedObjectID: Int64]
     }
 
+    /// A save with nothing to save, as Core Data still sends it: one empty save request to each
+    /// incremental store of the user's own (stores use it, for example, to flush). Strata's own
+    /// stores have nothing to do with one.
+    nonisolated func sendEmptySave() throws {
+        try executor.runSynchronously {
+            try self.assumeIsolated { coordinator in
+                for store in coordinator.persistentStores.compactMap({ $0 as? IncrementalStore }) where !(store is any PackageIncrementalStore) {
+                    _ = try store.commit(ChangeSet())
+                }
+            }
+        }
+    }
+
     /// Commits a context's changes, entering the coordinator's queue synchronously.
     nonisolated func commitSynchronously(_ changes: ChangeSet) throws -> CommitResult {
         try executor.runSynchronously {

@@ -3,14 +3,16 @@ import HashTreeCollections
 import OrderedCollections
 
 extension ManagedObjectContext {
-    /// The objects a request describes, read from the context's pinned generation (and, unless
-    /// the request says otherwise, its unsaved changes). Each is the context's one object for
+    /// The objects a request describes, read from the latest generation (the one the context is
+    /// pinned to, if it is) and, unless the request says otherwise, its unsaved changes. Each is the context's one object for
     /// its ID.
     ///
     /// - Throws: ``PersistenceError`` with code `.unknownEntity` when the model has no such
     ///   entity or its class is not `Result`; ``FetchPredicateError`` for a predicate or sort key that
     ///   names a key the entity does not have, or that cannot be evaluated.
     public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
+        graph.beginRead()
+        defer { graph.endRead() }
         let matches = try graph.matches(for: request, sorted: true)
         graph.registered.reserveCapacity(graph.registered.count + matches.count)
         var taken: [ManagedObjectID] = []
@@ -31,11 +33,15 @@ extension ManagedObjectContext {
     /// The IDs of the objects a request describes (Core Data's `.managedObjectIDResultType`),
     /// without making objects.
     public func fetchObjectIDs<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [ManagedObjectID] {
-        try graph.matches(for: request, sorted: true).map(\.id)
+        graph.beginRead()
+        defer { graph.endRead() }
+        return try graph.matches(for: request, sorted: true).map(\.id)
     }
 
     /// How many objects a request would fetch (Core Data's `.countResultType`).
     public func count<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> Int {
+        graph.beginRead()
+        defer { graph.endRead() }
         if let count = try graph.storeCount(for: request) { return count }
         return try graph.matches(for: request, sorted: !request.sortDescriptors.isEmpty && (request.fetchLimit > 0 || request.fetchOffset > 0)).count
     }
@@ -45,7 +51,9 @@ extension ManagedObjectContext {
     /// `nil`), grouped by ``FetchRequest/propertiesToGroupBy``, filtered by
     /// ``FetchRequest/havingPredicate``. Relationships give object IDs.
     public func fetchDictionaries<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [[String: any Sendable]] {
-        try graph.dictionaries(for: request)
+        graph.beginRead()
+        defer { graph.endRead() }
+        return try graph.dictionaries(for: request)
     }
 }
 

@@ -153,9 +153,13 @@ extension ManagedObject {
         return slot
     }
 
-    /// Loads a fault's values before they are read or written.
+    /// Loads a fault's values before they are read or written, from the latest generation
+    /// unless the context is pinned to one.
     func willAccessValues() {
-        if isFault { graph?.fulfillFault(self) }
+        guard isFault, let graph else { return }
+        graph.beginRead()
+        defer { graph.endRead() }
+        graph.fulfillFault(self)
     }
 
     func attributeValue(at index: Int) -> AttributeValue? {

@@ -153,7 +153,8 @@ open class ManagedObject {
     open func willSave() {}
     /// Called after a save that included the object has landed.
     open func didSave() {}
-    /// Called when the object's delete is being processed, before its delete rules run.
+    /// Called inside the context's `delete(_:)` (once: deleting it again does not call it), before
+    /// the delete rules run, as Core Data calls it.
     open func prepareForDeletion() {}
 }
 
