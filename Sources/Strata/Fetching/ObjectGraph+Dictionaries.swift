@@ -1,11 +1,41 @@
 extension ObjectGraph {
-    /// Dictionary results: one per object, or one per group.
+    /// The functions that make an expression an aggregate over the objects a dictionary fetch
+    /// matches (Core Data's `NSExpression(forFunction:arguments:)` names).
+    static let aggregateFunctions: Set = ["sum:", "count:", "min:", "max:", "average:", "median:", "mode:", "stddev:"]
+
+    /// Dictionary results: one per object, one per group, or — for aggregates without
+    /// `propertiesToGroupBy` — one over every matching object, as Core Data gives them.
+    ///
+    /// They reflect the store as it is, whatever the request's `includesPendingChanges` says:
+    /// Core Data's documentation of the dictionary result type says its results do not take
+    /// pending insertions, updates or deletions into account.
     func dictionaries<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> [[String: any Sendable]] {
+        var request = request
+        request.includesPendingChanges = false
         let layout = try layout(for: request)
         let properties = request.propertiesToFetch
             ?? layout.attributes.filter { !$0.isTransient }.map { ExpressionDescription.key($0.name) }
         for property in properties {
             _ = try property.expression.check(on: layout, model: model, variables: [:])
+            if case .key(.evaluatedObject, let key) = property.expression, layout.entity.relationshipsByName[key]?.isToMany == true {
+                throw PersistenceError(
+                    .unsupportedRequest,
+                    "\(layout.name).\(key) is a to-many relationship, which a dictionary result cannot hold (Core Data refuses it too)")
+            }
+        }
+        let aggregates = properties.filter { property in
+            if case .function(let name, _) = property.expression { return Self.aggregateFunctions.contains(name) }
+            return false
+        }
+        if request.propertiesToGroupBy == nil, !aggregates.isEmpty {
+            guard aggregates.count == properties.count else {
+                let others = properties.filter { property in !aggregates.contains { $0.name == property.name } }.map(\.name)
+                throw PersistenceError(
+                    .unsupportedRequest,
+                    "a dictionary fetch with aggregates (\(aggregates.map(\.name).joined(separator: ", "))) gives one result over every "
+                        + "object: \(others.joined(separator: ", ")) must then be in propertiesToGroupBy")
+            }
+            request.propertiesToGroupBy = []
         }
         try request.predicate?.check(on: layout, model: model)
         let keys = (request.propertiesToGroupBy ?? []).map(ValueExpression.keyPath)
@@ -14,7 +44,7 @@ extension ObjectGraph {
         let evaluator = PredicateEvaluator(source: source)
         var rows: [[String: EvaluationValue]] = []
         // Grouped by the store itself, when it alone holds the answer and groups exactly as below.
-        if let groupBy = request.propertiesToGroupBy, request.fetchLimit == 0, request.fetchOffset == 0,
+        if let groupBy = request.propertiesToGroupBy, !groupBy.isEmpty, request.fetchLimit == 0, request.fetchOffset == 0,
             let (_, snapshot) = soleSnapshot(
                 for: request, names: request.includesSubentities ? layout.hierarchyNames : [layout.name], keyPaths: groupBy),
             case let sort = request.sortDescriptors.map({ (key: $0.key, ascending: $0.ascending) }),
@@ -32,6 +62,8 @@ extension ObjectGraph {
                     groups.append((value, [.object(ref)]))
                 }
             }
+            // Aggregates over every object: one result, also over none (a count of 0).
+            if groupBy.isEmpty, groups.isEmpty { groups.append(([], [])) }
             for group in groups {
                 var row: [String: EvaluationValue] = [:]
                 for (path, value) in zip(groupBy, group.key) { row[path] = value }
