@@ -43,9 +43,15 @@ extension ManagedObjectContext {
         graph.registered[objectID]
     }
 
-    /// Runs the delete rules of objects deleted since the last call. ``save()`` calls it.
+    /// Processes the inserts, changes and deletes made since the last call, as Core Data's
+    /// `processPendingChanges()`: runs the delete rules of deleted objects (which update their
+    /// inverses and cascade), then posts one ``ObjectsDidChange`` with the objects inserted,
+    /// updated and deleted since the last one (none when nothing changed). Like Core Data, the
+    /// context calls it at the end of each ``perform(_:)`` block, and before it saves or fetches.
     public func processPendingChanges() {
         graph.processPendingChanges()
+        guard !graph.unprocessed.isEmpty else { return }
+        changes.send(graph.unprocessed.take())
     }
 
     /// Commits the context's changes: runs delete rules, validates every changed object, gives
@@ -57,12 +63,10 @@ extension ManagedObjectContext {
     ///   or deleted the same objects since this context read them. Nothing is saved when it
     ///   throws, and the context keeps its changes.
     public func save() throws {
+        // What changed is announced before the save, as Core Data processes pending changes first.
+        processPendingChanges()
         guard let saved = try graph.save() else { return }
         ownSaves.send(saved)
-        let change = ObjectsDidChange(
-            insertedObjectIDs: saved.insertedObjectIDs, updatedObjectIDs: saved.updatedObjectIDs,
-            deletedObjectIDs: saved.deletedObjectIDs, refreshedObjectIDs: [])
-        changes.send(change)
         NotificationCenter.default.post(saved.notification)
     }
 

@@ -116,6 +116,8 @@ public actor ManagedObjectContext {
     ///   block then does not run); whatever the block throws.
     public func perform<T: Sendable>(_ body: @Sendable (isolated ManagedObjectContext) throws -> T) async throws -> T {
         try Task.checkCancellation()
+        // As Core Data ends each perform block: what the block changed is processed and announced.
+        defer { processPendingChanges() }
         return try body(self)
     }
 

@@ -50,6 +50,7 @@ extension ObjectGraph {
             object.isInserted = true
             registered[id] = object
             inserted[ObjectIdentifier(object)] = object
+            unprocessed.insert(object)
         }
         for (id, row) in updatedRows {
             let object = self.object(for: id)

@@ -366,6 +366,7 @@ extension ObjectGraph {
     /// Throws away unsaved changes: inserted objects leave the context, changed and deleted
     /// ones get their saved values back.
     func rollback() {
+        unprocessed = UnprocessedChanges()
         for object in Array(inserted.values) {
             unregister(object)
             object.isInserted = false
@@ -384,6 +385,7 @@ extension ObjectGraph {
 
     /// Lets every object go; the next read pins the latest generation.
     func reset() {
+        unprocessed = UnprocessedChanges()
         for object in Array(registered.values) + inserted.values { unregister(object) }
         registered.removeAll()
         inserted.removeAll()

@@ -40,6 +40,8 @@ final class ObjectGraph {
     var deleted: OrderedDictionary<ObjectIdentifier, ManagedObject> = [:]
     /// Deleted objects whose delete rules have run.
     var propagatedDeletes: Set<ObjectIdentifier> = []
+    /// What changed since the context last processed its pending changes and said so.
+    var unprocessed = UnprocessedChanges()
     /// How many rows the last fetch evaluated its predicate on: what an index saves.
     var rowsConsidered = 0
     var mergePolicy = MergePolicy.error
@@ -205,11 +207,13 @@ final class ObjectGraph {
         registered[object.objectID] = object
         object.isInserted = true
         inserted[ObjectIdentifier(object)] = object
+        unprocessed.insert(object)
         object.awakeFromInsert()
     }
 
     /// Records that an object's values changed.
     func didChange(_ object: ManagedObject) {
+        if !object.isDeleted { unprocessed.update(object) }
         guard !object.isInserted, !object.isDeleted, !object.isUpdated else { return }
         object.isUpdated = true
         updated[ObjectIdentifier(object)] = object
@@ -223,6 +227,7 @@ final class ObjectGraph {
         object.prepareForDeletion()
         object.isDeleted = true
         deleted[ObjectIdentifier(object)] = object
+        unprocessed.delete(object)
     }
 
     /// Lets an object go: it no longer belongs to the context.

@@ -1,7 +1,8 @@
 import Foundation
 
 /// What changed in a context since it last said so: the objects it inserted, updated, deleted
-/// or refreshed, by ID. Posted when the context processes its pending changes, saves, or merges
+/// or refreshed, by ID. Posted when the context processes its pending changes (``ManagedObjectContext/processPendingChanges()``:
+/// at the end of each `perform` block and before a save or fetch, as Core Data does), or merges
 /// another context's save, as Core Data's `NSManagedObjectContextObjectsDidChangeNotification`.
 public struct ObjectsDidChange: Sendable {
     public let insertedObjectIDs: Set<ManagedObjectID>

@@ -11,6 +11,7 @@ extension ManagedObjectContext {
     ///   entity or its class is not `Result`; ``FetchPredicateError`` for a predicate or sort key that
     ///   names a key the entity does not have, or that cannot be evaluated.
     public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
+        processPendingChanges()
         graph.beginRead()
         defer { graph.endRead() }
         let matches = try graph.matches(for: request, sorted: true)
@@ -33,6 +34,7 @@ extension ManagedObjectContext {
     /// The IDs of the objects a request describes (Core Data's `.managedObjectIDResultType`),
     /// without making objects.
     public func fetchObjectIDs<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [ManagedObjectID] {
+        processPendingChanges()
         graph.beginRead()
         defer { graph.endRead() }
         return try graph.matches(for: request, sorted: true).map(\.id)
@@ -40,6 +42,7 @@ extension ManagedObjectContext {
 
     /// How many objects a request would fetch (Core Data's `.countResultType`).
     public func count<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> Int {
+        processPendingChanges()
         graph.beginRead()
         defer { graph.endRead() }
         if let count = try graph.storeCount(for: request) { return count }
@@ -51,6 +54,7 @@ extension ManagedObjectContext {
     /// `nil`), grouped by ``FetchRequest/propertiesToGroupBy``, filtered by
     /// ``FetchRequest/havingPredicate``. Relationships give object IDs.
     public func fetchDictionaries<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [[String: any Sendable]] {
+        processPendingChanges()
         graph.beginRead()
         defer { graph.endRead() }
         return try graph.dictionaries(for: request)

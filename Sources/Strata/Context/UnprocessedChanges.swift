@@ -1,0 +1,35 @@
+/// What a context inserted, changed and deleted since it last processed its pending changes:
+/// what its next ``ObjectsDidChange`` says, as Core Data's
+/// `NSManagedObjectContextObjectsDidChange` says what changed since the last one.
+struct UnprocessedChanges {
+    private(set) var inserted: [ObjectIdentifier: ManagedObject] = [:]
+    private(set) var updated: [ObjectIdentifier: ManagedObject] = [:]
+    private(set) var deleted: [ObjectIdentifier: ManagedObject] = [:]
+
+    var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+
+    mutating func insert(_ object: ManagedObject) {
+        inserted[ObjectIdentifier(object)] = object
+    }
+
+    mutating func update(_ object: ManagedObject) {
+        let key = ObjectIdentifier(object)
+        guard inserted[key] == nil, deleted[key] == nil else { return }
+        updated[key] = object
+    }
+
+    /// An object inserted since the last notice and deleted before it is told of nobody.
+    mutating func delete(_ object: ManagedObject) {
+        let key = ObjectIdentifier(object)
+        updated[key] = nil
+        if inserted.removeValue(forKey: key) == nil { deleted[key] = object }
+    }
+
+    /// The notice of what changed, and a fresh start.
+    mutating func take() -> ObjectsDidChange {
+        defer { self = UnprocessedChanges() }
+        return ObjectsDidChange(
+            insertedObjectIDs: Set(inserted.values.map(\.objectID)), updatedObjectIDs: Set(updated.values.map(\.objectID)),
+            deletedObjectIDs: Set(deleted.values.map(\.objectID)), refreshedObjectIDs: [])
+    }
+}
