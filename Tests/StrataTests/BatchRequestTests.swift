@@ -154,7 +154,7 @@ import Testing
             return try context.execute(request)
         }
         #expect(handled == .status(true))
-        // A fresh context: the first one keeps reading the generation it pinned at its first fetch.
+        // Any context reads the latest state, the batch's included (a fresh one here).
         count = try await backgroundContext(coordinator).perform { try $0.count(for: FetchRequest<Tag>()) }
         #expect(count == 3)
 

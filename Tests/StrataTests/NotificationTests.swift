@@ -77,8 +77,38 @@ import Testing
     }
 
     /// A context gives a book to an author it has just inserted; another save deletes the book.
-    /// Merging that save takes the book out of the new author too, and the context's save
-    /// then stores an author without books rather than failing on a book that is gone.
+    /// Core Data's `mergeChanges(fromContextDidSave:)` "faults in any newly-inserted objects"
+    /// (issue 30, item 4): they are registered in the receiving context as faults, load their
+    /// values when first read, and the merge's notice names them.
+    @Test(arguments: StoreKind.queryable)
+    func mergingASaveFaultsInItsInsertedObjects(_ kind: StoreKind) async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
+        let reader = backgroundContext(coordinator)
+        var changes = reader.objectsDidChangeNotifications.makeAsyncIterator()
+        let writer = backgroundContext(coordinator)
+        var saves = writer.didSaveNotifications.makeAsyncIterator()
+        let id = try await writer.perform { context in
+            let tag = try Tag(context: context)
+            tag.label = "inserted elsewhere"
+            try context.save()
+            return tag.objectID
+        }
+        let didSave = try #require(await saves.next())
+        let (registeredAsFault, label) = try await reader.perform { context in
+            context.mergeChanges(fromContextDidSave: didSave)
+            let object = context.registeredObject(for: id)
+            let fault = object?.isFault == true
+            return (fault, (object as? Tag)?.label)
+        }
+        #expect(registeredAsFault)
+        #expect(label == "inserted elsewhere")
+        let change = try #require(await changes.next())
+        #expect(change.insertedObjectIDs == [id])
+    }
+
+    /// Merging that save deletes the book here too (Core Data's merge invokes `delete(_:)`);
+    /// processing pending changes takes it out of the new author, and the context's save then
+    /// stores an author without books rather than failing on a book that is gone.
     @Test(arguments: StoreKind.queryable)
     func mergingADeletionLetsGoOfItsLinks(_ kind: StoreKind) async throws {
         let coordinator = try await makeCoordinator(libraryModel(), kind)
@@ -101,13 +131,19 @@ import Testing
             try context.save()
         }
         let didSave = try #require(await saves.next())
-        let books = try await context.perform { context in
+        let (whileDeleted, books) = try await context.perform { context in
             context.mergeChanges(fromContextDidSave: didSave)
+            // Core Data's merge invokes delete(_:) on the book: it is marked deleted here, and
+            // leaves its links when the context processes its pending changes.
+            let book = context.registeredObject(for: bookID)
+            let whileDeleted = book?.isDeleted == true
+            context.processPendingChanges()
             let author = try #require(context.insertedObjects.first as? Author)
             let books = author.books.count
             try context.save()
-            return books
+            return (whileDeleted, books)
         }
+        #expect(whileDeleted)
         #expect(books == 0)
         let stored = try await backgroundContext(coordinator).perform { context in
             try context.fetch(FetchRequest<Author>()).map { "\($0.name): \($0.books.count)" }

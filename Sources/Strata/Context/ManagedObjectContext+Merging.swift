@@ -2,9 +2,10 @@ import Foundation
 import Logging
 
 extension ManagedObjectContext {
-    /// Applies another context's save to this one: the context moves to the save's generation
-    /// (or a later one); objects it updated are reloaded, keeping this context's unsaved changes
-    /// on top; objects it deleted leave this context. Core Data's `mergeChanges(fromContextDidSave:)`.
+    /// Applies another context's save to this one, as Core Data's `mergeChanges(fromContextDidSave:)`:
+    /// the context moves to the save's generation (or a later one); objects it updated are
+    /// reloaded, keeping this context's unsaved changes on top; objects it inserted are faulted
+    /// in; objects it deleted are deleted here, and leave when pending changes are processed.
     public func mergeChanges(fromContextDidSave save: ContextDidSave) {
         guard save.context !== self else { return }
         if graph.generation.number < save.queryGeneration.number {
@@ -32,12 +33,21 @@ extension ManagedObjectContext {
     /// (Core Data's `NSManagedObjectContext.mergeChanges(fromRemoteContextSave:into:)`).
     public static func mergeChanges(fromRemoteContextSave changes: ObjectIDChanges, into contexts: [ManagedObjectContext]) async {
         for context in contexts {
+            // In a block of the context's own, as Core Data does it: the block's end processes them.
             await context.mergeChanges(fromRemoteContextSave: changes)
+            await context.processPendingChanges()
         }
     }
 
-    /// Reloads the updated objects this context holds (keeping its unsaved changes on top) and
-    /// lets the deleted ones go, from the generation the context now reads.
+    /// Applies a save, as Core Data's `mergeChanges(fromContextDidSave:)` documents it: refreshes
+    /// the updated objects this context holds (keeping its unsaved changes on top), faults in
+    /// the inserted ones (they are registered here, and load when first read), and deletes the
+    /// deleted ones — they stay registered, marked deleted, until the context processes its
+    /// pending changes (at the end of the `perform` block, say), which takes them out of this
+    /// context's other objects and lets them go. One ``ObjectsDidChange`` says all of it.
+    ///
+    /// Strata holds registered objects strongly: a long-lived context that merges every save
+    /// keeps a fault for each object others inserted, until ``reset()``.
     private func merge(_ changes: ObjectIDChanges) {
         var refreshed: Set<ManagedObjectID> = []
         for id in changes.updatedObjectIDs {
@@ -46,24 +56,18 @@ extension ManagedObjectContext {
             graph.refresh(object, mergeChanges: true)
             refreshed.insert(id)
         }
+        var inserted: Set<ManagedObjectID> = []
+        for id in changes.insertedObjectIDs where graph.registered[id] == nil && graph.model.layout(for: id.entityName) != nil {
+            _ = graph.object(for: id)
+            inserted.insert(id)
+        }
         var deleted: Set<ManagedObjectID> = []
         for id in changes.deletedObjectIDs {
-            guard let object = graph.registered[id] else { continue }
-            // The objects of this context on the other side of its links let it go, as the
-            // other save's delete rules did in the store (a new object here too).
-            for (index, targets) in object.storage.relationships.enumerated() {
-                guard let inverse = object.layout.inverseSlots[index] else { continue }
-                for target in targets.objectIDs {
-                    if let other = graph.registered[target] { graph.remove(id, from: other, at: inverse) }
-                }
-            }
-            graph.unregister(object)
-            object.isDeleted = false
-            object.isUpdated = false
+            guard let object = graph.registered[id], !object.isDeleted else { continue }
+            graph.deleteMerged(object)
             deleted.insert(id)
         }
-        let change = ObjectsDidChange(
-            insertedObjectIDs: changes.insertedObjectIDs, updatedObjectIDs: [], deletedObjectIDs: deleted, refreshedObjectIDs: refreshed)
+        let change = ObjectsDidChange(insertedObjectIDs: inserted, updatedObjectIDs: [], deletedObjectIDs: deleted, refreshedObjectIDs: refreshed)
         self.changes.send(change)
     }
 
@@ -90,7 +94,9 @@ extension ManagedObjectContext {
                     group.addTask { [weak self] in
                         for await save in saves {
                             guard let self else { return }
+                            // As Core Data merges in a block of its own, whose end processes them.
                             await self.mergeChanges(fromContextDidSave: save)
+                            await self.processPendingChanges()
                         }
                     }
                     group.addTask { [weak self] in
@@ -98,6 +104,7 @@ extension ManagedObjectContext {
                         for await change in remote {
                             guard let self else { return }
                             await self.mergeRemoteChange(change, after: &merged)
+                            await self.processPendingChanges()
                         }
                     }
                 }

@@ -5,6 +5,7 @@ extension ObjectGraph {
     /// them out of their inverse relationships, cascade deletes their destinations (whose rules
     /// run in turn). `deny` is checked at save, once every cascade is known.
     func processPendingChanges() {
+        finishMergedDeletes()
         while let object = deleted.values.first(where: { !propagatedDeletes.contains(ObjectIdentifier($0)) }) {
             propagatedDeletes.insert(ObjectIdentifier(object))
             applyDeleteRules(of: object)
@@ -306,22 +307,20 @@ extension ObjectGraph {
         var errors: [ValidationError] = []
         // An update to an object whose values could not be loaded (another save deleted it) is
         // not validated: the coordinator reports it as the conflict it is.
-        for object in inserted.values.elements + updated.values.elements where !object.isDeleted {
-            if !object.isInserted, object.snapshot == nil { continue }
-            errors += object.validationErrors()
-        }
-        for object in deleted.values {
-            for (index, relationship) in object.layout.relationships.enumerated() where relationship.deleteRule == .deny {
-                let remaining = object.storage.relationships[index].objectIDs.filter { registered[$0]?.isDeleted != true }
-                if !remaining.isEmpty {
-                    errors.append(
-                        ValidationError(
-                            .deleteDenied, entity: object.entity.name, key: relationship.name, objectID: object.objectID,
-                            "the object cannot be deleted while its '\(relationship.name)' relationship holds "
-                                + "\(remaining.count) object(s) (delete rule: deny)"))
-                }
+        // Through the objects' own validateFor… methods, as Core Data's save calls them, so that
+        // a subclass's checks take part; every problem of every object is gathered.
+        func gather(_ check: () throws -> Void) throws {
+            do {
+                try check()
+            } catch let error as ValidationError {
+                errors += error.code == .multipleErrors ? error.errors : [error]
             }
         }
+        for object in inserted.values.elements + updated.values.elements where !object.isDeleted {
+            if !object.isInserted, object.snapshot == nil { continue }
+            try gather(object.isInserted ? object.validateForInsert : object.validateForUpdate)
+        }
+        for object in deleted.values { try gather(object.validateForDelete) }
         if let error = ValidationError.combining(errors) { throw error }
     }
 
@@ -367,6 +366,7 @@ extension ObjectGraph {
     /// ones get their saved values back.
     func rollback() {
         unprocessed = UnprocessedChanges()
+        finishMergedDeletes()
         for object in Array(inserted.values) {
             unregister(object)
             object.isInserted = false
@@ -386,6 +386,7 @@ extension ObjectGraph {
     /// Lets every object go; the next read pins the latest generation.
     func reset() {
         unprocessed = UnprocessedChanges()
+        mergedDeletes = [:]
         for object in Array(registered.values) + inserted.values { unregister(object) }
         registered.removeAll()
         inserted.removeAll()

@@ -40,6 +40,9 @@ final class ObjectGraph {
     var deleted: OrderedDictionary<ObjectIdentifier, ManagedObject> = [:]
     /// Deleted objects whose delete rules have run.
     var propagatedDeletes: Set<ObjectIdentifier> = []
+    /// Objects another save deleted, marked deleted here by a merge: processing pending changes
+    /// takes them out of this context's objects and lets them go (the store has them gone).
+    var mergedDeletes: [ObjectIdentifier: ManagedObject] = [:]
     /// What changed since the context last processed its pending changes and said so.
     var unprocessed = UnprocessedChanges()
     /// How many rows the last fetch evaluated its predicate on: what an index saves.
@@ -228,6 +231,35 @@ final class ObjectGraph {
         object.isDeleted = true
         deleted[ObjectIdentifier(object)] = object
         unprocessed.delete(object)
+    }
+
+    /// Marks an object another save deleted as deleted here (Core Data's merge invokes
+    /// `delete(_:)` on it), without running its `prepareForDeletion()` or delete rules: the other
+    /// save ran them in the store.
+    func deleteMerged(_ object: ManagedObject) {
+        object.isDeleted = true
+        deleted[ObjectIdentifier(object)] = object
+        mergedDeletes[ObjectIdentifier(object)] = object
+    }
+
+    /// Lets the objects merges deleted go: this context's objects on the other side of their
+    /// links let them go too, as the other save's delete rules did in the store.
+    func finishMergedDeletes() {
+        guard !mergedDeletes.isEmpty else { return }
+        let gone = mergedDeletes.values
+        mergedDeletes = [:]
+        for object in gone {
+            let id = object.objectID
+            for (index, targets) in object.storage.relationships.enumerated() {
+                guard let inverse = object.layout.inverseSlots[index] else { continue }
+                for target in targets.objectIDs {
+                    if let other = registered[target], !other.isDeleted { remove(id, from: other, at: inverse) }
+                }
+            }
+            unregister(object)
+            object.isDeleted = false
+            object.isUpdated = false
+        }
     }
 
     /// Lets an object go: it no longer belongs to the context.

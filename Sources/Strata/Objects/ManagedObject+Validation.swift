@@ -1,51 +1,73 @@
 import Foundation
 
 extension ManagedObject {
-    /// Every way the object's current values break its entity's rules.
-    func validationErrors() -> [ValidationError] {
+    /// Every way the object's current values break its entity's rules: each attribute through
+    /// ``validateValue(_:forKey:)`` (a subclass's checks with the model's), each relationship's
+    /// counts.
+    func validateProperties() throws {
+        var errors = relationshipProblems()
+        let attributes = layout.attributes
+        for index in attributes.indices where !attributes[index].isTransient {
+            var value = storage.attributes[index]
+            do {
+                try validateValue(&value, forKey: attributes[index].name)
+            } catch let error as ValidationError {
+                errors += error.code == .multipleErrors ? error.errors : [error]
+            }
+        }
+        if let error = ValidationError.combining(errors) { throw error }
+    }
+
+    /// Every way `value` breaks the rules of the attribute at `index`.
+    func attributeProblems(at index: Int, value: AttributeValue?) -> [ValidationError] {
+        var errors: [ValidationError] = []
+        // Reading the description in place: binding it to a variable copied it (a dozen
+        // fields) per attribute per object, a third of validating.
+        let attributes = layout.attributes
+        func fail(_ code: ValidationError.Code, _ message: String) {
+            errors.append(ValidationError(code, entity: entity.name, key: attributes[index].name, objectID: objectID, message))
+        }
+        guard let value else {
+            if !attributes[index].isOptional { fail(.missingValue, "a required attribute has no value") }
+            return errors
+        }
+        let type = attributes[index].type
+        guard type.valueType.map({ value.type == $0 }) ?? true else {
+            fail(.wrongType, "a \(value.type.rawValue) value does not fit a \(type.rawValue) attribute")
+            return errors
+        }
+        if let minimum = attributes[index].minimumValue, value.compare(to: minimum) == .orderedAscending {
+            fail(.valueTooSmall, "the value is below the attribute's minimum")
+        }
+        if let maximum = attributes[index].maximumValue, value.compare(to: maximum) == .orderedDescending {
+            fail(.valueTooLarge, "the value is above the attribute's maximum")
+        }
+        let (minimumLength, maximumLength) = (attributes[index].minimumLength, attributes[index].maximumLength)
+        if minimumLength != nil || maximumLength != nil {
+            // Counted only when there is a rule: a string's count walks its characters.
+            let length: Int? = switch value {
+            case .string(let string): string.count
+            case .binaryData(let data): data.count
+            default: nil
+            }
+            if let length, let minimum = minimumLength, length < minimum {
+                fail(.tooShort, "the value is \(length) long, shorter than the minimum of \(minimum)")
+            }
+            if let length, let maximum = maximumLength, length > maximum {
+                fail(.tooLong, "the value is \(length) long, longer than the maximum of \(maximum)")
+            }
+        }
+        if let pattern = attributes[index].regularExpression, case .string(let string) = value, !Self.wholeMatch(string, pattern) {
+            fail(.patternMismatch, "the value does not match the pattern \(pattern)")
+        }
+        return errors
+    }
+
+    /// Every way the object's relationships break their counts.
+    func relationshipProblems() -> [ValidationError] {
         var errors: [ValidationError] = []
         func fail(_ code: ValidationError.Code, _ key: String, _ message: String) {
             errors.append(ValidationError(code, entity: entity.name, key: key, objectID: objectID, message))
-        }
-        // By index, reading each description in place: binding each to a variable copied the
-        // whole description (a dozen fields) per attribute per object, a third of validating.
-        let attributes = layout.attributes
-        for index in attributes.indices where !attributes[index].isTransient {
-            guard let value = storage.attributes[index] else {
-                if !attributes[index].isOptional { fail(.missingValue, attributes[index].name, "a required attribute has no value") }
-                continue
-            }
-            let type = attributes[index].type
-            guard type.valueType.map({ value.type == $0 }) ?? true else {
-                fail(.wrongType, attributes[index].name, "a \(value.type.rawValue) value does not fit a \(type.rawValue) attribute")
-                continue
-            }
-            if let minimum = attributes[index].minimumValue, value.compare(to: minimum) == .orderedAscending {
-                fail(.valueTooSmall, attributes[index].name, "the value is below the attribute's minimum")
-            }
-            if let maximum = attributes[index].maximumValue, value.compare(to: maximum) == .orderedDescending {
-                fail(.valueTooLarge, attributes[index].name, "the value is above the attribute's maximum")
-            }
-            let (minimumLength, maximumLength) = (attributes[index].minimumLength, attributes[index].maximumLength)
-            if minimumLength != nil || maximumLength != nil {
-                // Counted only when there is a rule: a string's count walks its characters.
-                let length: Int? = switch value {
-                case .string(let string): string.count
-                case .binaryData(let data): data.count
-                default: nil
-                }
-                if let length, let minimum = minimumLength, length < minimum {
-                    fail(.tooShort, attributes[index].name, "the value is \(length) long, shorter than the minimum of \(minimum)")
-                }
-                if let length, let maximum = maximumLength, length > maximum {
-                    fail(.tooLong, attributes[index].name, "the value is \(length) long, longer than the maximum of \(maximum)")
-                }
-            }
-            if let pattern = attributes[index].regularExpression, case .string(let string) = value,
-                !Self.wholeMatch(string, pattern)
-            {
-                fail(.patternMismatch, attributes[index].name, "the value does not match the pattern \(pattern)")
-            }
         }
         let relationships = layout.relationships
         for index in relationships.indices where !relationships[index].isTransient {
@@ -69,6 +91,22 @@ extension ManagedObject {
             }
             if maxCount > 0, count > maxCount {
                 fail(.tooManyObjects, name, "it holds \(count) object(s), more than the maximum of \(maxCount)")
+            }
+        }
+        return errors
+    }
+
+    /// The relationships with the deny rule that still hold objects not deleted too.
+    func deleteDenials() -> [ValidationError] {
+        var errors: [ValidationError] = []
+        for (index, relationship) in layout.relationships.enumerated() where relationship.deleteRule == .deny {
+            let remaining = storage.relationships[index].objectIDs.filter { graph?.registered[$0]?.isDeleted != true }
+            if !remaining.isEmpty {
+                errors.append(
+                    ValidationError(
+                        .deleteDenied, entity: entity.name, key: relationship.name, objectID: objectID,
+                        "the object cannot be deleted while its '\(relationship.name)' relationship holds "
+                            + "\(remaining.count) object(s) (delete rule: deny)"))
             }
         }
         return errors

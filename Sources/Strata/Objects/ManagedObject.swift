@@ -156,6 +156,41 @@ open class ManagedObject {
     /// Called inside the context's `delete(_:)` (once: deleting it again does not call it), before
     /// the delete rules run, as Core Data calls it.
     open func prepareForDeletion() {}
+
+    // MARK: Validation, for subclasses
+
+    /// Checks the object as a save that inserts it does, as Core Data's `validateForInsert()`:
+    /// every attribute through ``validateValue(_:forKey:)`` and every relationship against its
+    /// counts. Override to add checks across properties, calling `super` first.
+    ///
+    /// - Throws: ``ValidationError``: every problem, in one (`.multipleErrors` for several).
+    open func validateForInsert() throws {
+        try validateProperties()
+    }
+
+    /// Checks the object as a save that updates it does, as Core Data's `validateForUpdate()`.
+    open func validateForUpdate() throws {
+        try validateProperties()
+    }
+
+    /// Checks the object as a save that deletes it does, as Core Data's `validateForDelete()`:
+    /// a relationship whose delete rule is deny must hold no object that is not deleted too.
+    open func validateForDelete() throws {
+        if let error = ValidationError.combining(deleteDenials()) { throw error }
+    }
+
+    /// Checks one attribute value for `key`, as Core Data's `validateValue(_:forKey:)` and the
+    /// `validate<Key>` methods it calls: the default checks it against the model's rules for
+    /// the attribute (type, required, bounds, length, pattern). Override it to check your own
+    /// keys, or to replace the value (assign to `value`), calling `super` for the model's rules.
+    /// The saves' checks call it for every attribute; a replaced value is not written back then.
+    open func validateValue(_ value: inout AttributeValue?, forKey key: String) throws {
+        guard case .attribute(let index)? = layout.slots[key] else {
+            if layout.slots[key] != nil { return }
+            throw ValidationError(.unknownKey, entity: entity.name, key: key, objectID: objectID, "the entity has no property with this name")
+        }
+        if let error = ValidationError.combining(attributeProblems(at: index, value: value)) { throw error }
+    }
 }
 
 @available(*, unavailable, message: "a managed object belongs to its context; pass its objectID instead")

@@ -55,7 +55,9 @@ public struct ValidationError: Error, Hashable, Sendable, CustomStringConvertibl
     /// Every problem found, for `.multipleErrors`; empty otherwise.
     public var errors: [ValidationError]
 
-    init(
+    /// A validation problem; a subclass's own checks (``ManagedObject/validateForInsert()``,
+    /// ``ManagedObject/validateValue(_:forKey:)``) throw one too.
+    public init(
         _ code: Code, entity: String, key: String? = nil, objectID: ManagedObjectID? = nil, _ message: String,
         errors: [ValidationError] = []
     ) {
@@ -68,7 +70,12 @@ public struct ValidationError: Error, Hashable, Sendable, CustomStringConvertibl
     }
 
     /// One error for a list of problems: the problem itself when there is one.
-    static func combining(_ errors: [ValidationError]) -> ValidationError? {
+    ///
+    /// A subclass that adds checks to ``ManagedObject/validateForInsert()`` gathers its own
+    /// problems with `super`'s and throws them as one, as Core Data code builds
+    /// `NSValidationMultipleErrorsError`; nested multiple errors are flattened.
+    public static func combining(_ errors: [ValidationError]) -> ValidationError? {
+        let errors = errors.flatMap { $0.code == .multipleErrors ? $0.errors : [$0] }
         guard let first = errors.first else { return nil }
         guard errors.count > 1 else { return first }
         return ValidationError(
