@@ -305,18 +305,18 @@ extension ObjectGraph {
     /// Every validation problem of the objects about to be saved, thrown as one error.
     private func validate() throws {
         var errors: [ValidationError] = []
-        // An update to an object whose values could not be loaded (another save deleted it) is
-        // not validated: the coordinator reports it as the conflict it is.
         // Through the objects' own validateFor… methods, as Core Data's save calls them, so that
         // a subclass's checks take part; every problem of every object is gathered.
         func gather(_ check: () throws -> Void) throws {
             do {
                 try check()
             } catch let error as ValidationError {
-                errors += error.code == .multipleErrors ? error.errors : [error]
+                errors.append(error)
             }
         }
         for object in inserted.values.elements + updated.values.elements where !object.isDeleted {
+            // An update to an object whose values could not be loaded (another save deleted it)
+            // is not validated: the coordinator reports it as the conflict it is.
             if !object.isInserted, object.snapshot == nil { continue }
             try gather(object.isInserted ? object.validateForInsert : object.validateForUpdate)
         }

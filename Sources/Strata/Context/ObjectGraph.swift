@@ -262,7 +262,6 @@ final class ObjectGraph {
         }
     }
 
-    /// Lets an object go: it no longer belongs to the context.
     /// Starts a read: an unpinned context takes the latest generation (and, for a child, its
     /// parent's latest unsaved objects) for it.
     func beginRead() {
@@ -281,6 +280,7 @@ final class ObjectGraph {
         parentRows = [:]
     }
 
+    /// Lets an object go: it no longer belongs to the context.
     func unregister(_ object: ManagedObject) {
         let key = ObjectIdentifier(object)
         if registered.removeValue(forKey: object.objectID) != nil { announce(object.objectID, registered: false) }

@@ -12,7 +12,7 @@ extension ManagedObject {
             do {
                 try validateValue(&value, forKey: attributes[index].name)
             } catch let error as ValidationError {
-                errors += error.code == .multipleErrors ? error.errors : [error]
+                errors.append(error)  // combining(_:) flattens several
             }
         }
         if let error = ValidationError.combining(errors) { throw error }
