@@ -396,15 +396,18 @@ extension ObjectGraph {
         unpinGeneration()
     }
 
-    /// Moves to the latest generation and reloads `object` from it. With `mergeChanges`, the
-    /// object keeps its unsaved changes on top of the latest saved values (and the next save
-    /// will not conflict on them); without, it becomes a fault and its changes are lost.
+    /// Moves to the latest generation and reloads `object` from it, as Core Data's
+    /// `refresh(_:mergeChanges:)`: with `mergeChanges`, an object with unsaved changes keeps them
+    /// on top of the latest saved values (and the next save will not conflict on them), and one
+    /// without becomes a fault, which loads the latest values when next read; without
+    /// `mergeChanges`, it becomes a fault and its changes are lost. `willTurnIntoFault()` and
+    /// `didTurnIntoFault()` bracket the change.
     func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         guard object.graph === self else { return }
         moveToLatest()
         guard !object.isInserted else { return }
         let latest = storedRow(for: object.objectID)
-        if mergeChanges, !object.isFault, let latest {
+        if mergeChanges, !object.isFault, object.isUpdated || object.isDeleted, let latest {
             rebasedSinceSave = true
             let mine = object.storage
             object.storage = merge(mine, onto: latest, since: object.snapshot ?? latest, contextWins: true)
@@ -414,11 +417,14 @@ extension ObjectGraph {
             if object.isDeleted { applyDeleteRules(of: object) }
             return
         }
+        guard !object.isFault else { return }
+        object.willTurnIntoFault()
         updated[ObjectIdentifier(object)] = nil
         object.isUpdated = false
         object.storage = Row(emptyFor: object.layout)
         object.snapshot = nil
         object.isFault = true
+        object.didTurnIntoFault()
     }
 }
 

@@ -156,6 +156,11 @@ open class ManagedObject {
     /// Called inside the context's `delete(_:)` (once: deleting it again does not call it), before
     /// the delete rules run, as Core Data calls it.
     open func prepareForDeletion() {}
+    /// Called before a refresh turns the object back into a fault (its values still there).
+    open func willTurnIntoFault() {}
+    /// Called after a refresh turned the object back into a fault: its values load again from
+    /// the store when next read.
+    open func didTurnIntoFault() {}
 
     // MARK: Validation, for subclasses
 
