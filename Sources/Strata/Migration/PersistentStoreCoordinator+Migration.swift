@@ -38,7 +38,7 @@ extension PersistentStoreCoordinator {
                 "the store \(url.path) was written by another version of the model; Strata migrates binary, SQLite and atomic (XML) store files, "
                     + "and a store of type \(type) needs a migrator of its own (PersistentStoreOption.migrator)")
         }
-        let mappingFiles = MappingModelSearch.files(
+        let mappingFiles = MappingModelSearch.read(
             at: (options[PersistentStoreOption.mappingModelLocations] as? [URL] ?? []) + PersistentContainer.resourceDirectories(bundles: nil))
         let steps = try migrationSteps(forStoreAt: url, type: type, metadata: metadata, mappingFiles: mappingFiles, infers: infers)
         logger.info("migrating the store to the current model", metadata: ["store": "\(url.path)", "steps": "\(steps.map(\.name))"])
@@ -65,7 +65,7 @@ extension PersistentStoreCoordinator {
     /// in the app's bundles (`MappingModelSearch`); without one, the step is inferred when
     /// `infers`, else the migration is refused.
     private func migrationSteps(
-        forStoreAt url: URL, type: StoreType, metadata: [String: MetadataValue], mappingFiles: [URL], infers: Bool
+        forStoreAt url: URL, type: StoreType, metadata: [String: MetadataValue], mappingFiles: [CoreDataMappingFile], infers: Bool
     ) throws -> [MigrationStep] {
         let source = try sourceModel(forStoreAt: url, type: type, metadata: metadata)
         let currentName = managedObjectModel.versionHistory.last ?? "the current model"

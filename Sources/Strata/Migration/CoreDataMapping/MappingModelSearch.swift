@@ -25,26 +25,30 @@ enum MappingModelSearch {
         return found
     }
 
-    /// The first of `files` that maps `source` to `destination`, read; `nil` when none does. A
-    /// file that cannot be read is skipped (and logged), as Core Data skips what it cannot load.
+    /// The mapping models at `locations` (see ``files(at:)``), read once for every step they are
+    /// matched against. A file that cannot be read is skipped (and logged), as Core Data skips
+    /// what it cannot load.
+    static func read(at locations: [URL]) -> [CoreDataMappingFile] {
+        files(at: locations).compactMap { url in
+            do {
+                return try CoreDataMappingFile(contentsOf: url)
+            } catch {
+                logger.warning("skipping a mapping model that cannot be read", metadata: ["file": "\(url.path)", "error": "\(error)"])
+                return nil
+            }
+        }
+    }
+
+    /// The first of `files` that maps `source` to `destination`; `nil` when none does.
     ///
     /// - Throws: ``MigrationError`` `.invalidMapping` when the matching file does not fit the
     ///   models or names a policy nobody registered.
     static func mapping(
-        from source: ModelBundle.Version, to destination: ModelBundle.Version, among files: [URL]
+        from source: ModelBundle.Version, to destination: ModelBundle.Version, among files: [CoreDataMappingFile]
     ) throws -> (mapping: MappingModel, file: URL)? {
-        for url in files {
-            let file: CoreDataMappingFile
-            do {
-                file = try CoreDataMappingFile(contentsOf: url)
-            } catch {
-                logger.warning("skipping a mapping model that cannot be read", metadata: ["file": "\(url.path)", "error": "\(error)"])
-                continue
-            }
-            guard file.maps(from: source.model, to: destination.model, sourceVersion: source.name, destinationVersion: destination.name) else {
-                continue
-            }
-            return (try file.mappingModel(from: source.model, to: destination.model, policies: [:]), url)
+        for file in files
+        where file.maps(from: source.model, to: destination.model, sourceVersion: source.name, destinationVersion: destination.name) {
+            return (try file.mappingModel(from: source.model, to: destination.model, policies: [:]), file.file)
         }
         return nil
     }

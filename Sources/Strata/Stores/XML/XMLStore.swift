@@ -86,7 +86,7 @@ public final class XMLStore: AtomicStore, @unchecked Sendable {
             throw StoreError(.unreadable, file: url, "cannot read the store: \(error.localizedDescription)")
         }
         var merged = metadata
-        let old = try self.metadata(of: try read(url), file: url)
+        let old = try self.metadata(of: try read(data, file: url), file: url)
         for key in [PersistentStore.storeUUIDKey, PersistentStore.storeTypeKey, nextReferencesKey] { merged[key] = old[key] }
         let text = String(decoding: data, as: UTF8.self)
         guard let start = text.range(of: "<metadata>"), let end = text.range(of: "</metadata>", range: start.upperBound..<text.endIndex) else {
@@ -204,8 +204,18 @@ public final class XMLStore: AtomicStore, @unchecked Sendable {
     // MARK: The file
 
     private static func read(_ url: URL) throws -> CoreDataXMLDocument {
+        let data: Data
         do {
-            return try CoreDataXMLDocument(contentsOf: url)
+            data = try Data(contentsOf: url)
+        } catch {
+            throw StoreError(.unreadable, file: url, "cannot read the store: \(error.localizedDescription)")
+        }
+        return try read(data, file: url)
+    }
+
+    private static func read(_ data: Data, file url: URL) throws -> CoreDataXMLDocument {
+        do {
+            return try CoreDataXMLDocument(data, file: url)
         } catch let error as ModelFileError {
             let code: StoreError.Code = error.code == .unreadable ? .unreadable : error.code == .notAModel ? .notAStore : .corruptFile
             throw StoreError(code, file: url, "not a Core Data XML store that reads: \(error.message)\(error.line.map { " (line \($0))" } ?? "")")
