@@ -28,6 +28,11 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // Tests only: child processes (the strata tool, the crash helper, python readers).
+        // Foundation's Process.run() on Linux (6.3.1) over-reads /proc/self/fd and crashes at
+        // random (swift-corelibs-foundation#5472); Subprocess spawns with closefrom instead.
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // liblz4 from the system (Debian: liblz4-dev), for the binary store's compression.
@@ -148,6 +153,8 @@ let package = Package(
                 "StrataPostgres",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             path: "Tests/StrataTestSupport"
         ),

@@ -5,8 +5,8 @@ import Testing
 /// other's saves; A ships one of B's orders and B sees it.
 @Suite(.enabled(if: ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"] != nil, "needs STRATA_POSTGRES_URL"))
 struct AppServersSampleTests {
-    @Test func eachServerSeesTheOthersOrdersAndUpdates() throws {
-        let result = try StrataTool.run([], product: "app-servers-sample")
+    @Test func eachServerSeesTheOthersOrdersAndUpdates() async throws {
+        let result = try await StrataTool.run([], product: "app-servers-sample")
         #expect(result.status == 0, "\(result.errors)")
         let lines = result.output.split(separator: "\n").map(String.init)
         for server in ["A", "B"] {

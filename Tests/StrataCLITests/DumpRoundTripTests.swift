@@ -65,13 +65,13 @@ import Testing
     }
 
     @Test(arguments: stores)
-    func dumpThenImportThenDumpIsIdentical(_ kind: String) throws {
+    func dumpThenImportThenDumpIsIdentical(_ kind: String) async throws {
         let (directory, model, objects) = try Self.files(withNUL: kind != "postgres")
         defer { try? FileManager.default.removeItem(at: directory) }
         let first = try Self.newStore(kind, in: directory, "first")
-        let imported = try StrataTool.run("import", first, "--model", model, "--from", objects)
+        let imported = try await StrataTool.run("import", first, "--model", model, "--from", objects)
         #expect(imported.status == 0, "\(imported.errors)")
-        let dump = try StrataTool.run("dump", first)
+        let dump = try await StrataTool.run("dump", first)
         #expect(dump.status == 0, "\(dump.errors)")
         #expect(dump.output.split(separator: "\n").count == 3)
         // The dates as given, to the last bit their Double keeps (the double nearest .123456789
@@ -89,23 +89,23 @@ import Testing
         let again = directory.appendingPathComponent("again.jsonl")
         try Data(dump.output.utf8).write(to: again)
         let second = try Self.newStore(kind, in: directory, "second")
-        let reimported = try StrataTool.run("import", second, "--model", model, "--from", again.path)
+        let reimported = try await StrataTool.run("import", second, "--model", model, "--from", again.path)
         #expect(reimported.status == 0, "\(reimported.errors)")
-        let redump = try StrataTool.run("dump", second)
+        let redump = try await StrataTool.run("dump", second)
         #expect(Self.comparable(redump.output) == Self.comparable(dump.output))
     }
 
     /// `dump --entity Reading` writes Samples too, as `query --entity Reading` (and Core Data's
     /// fetches) find them; `--entity-only` writes the entity's own objects.
-    @Test func anEntitysDumpIncludesItsSubentities() throws {
+    @Test func anEntitysDumpIncludesItsSubentities() async throws {
         let (directory, model, objects) = try Self.files()
         defer { try? FileManager.default.removeItem(at: directory) }
         for kind in ["store", "sqlite"] {
             let store = try Self.newStore(kind, in: directory, "entities")
-            #expect(try StrataTool.run("import", store, "--model", model, "--from", objects).status == 0)
-            let all = try StrataTool.run("dump", store, "--entity", "Reading")
+            #expect(try await StrataTool.run("import", store, "--model", model, "--from", objects).status == 0)
+            let all = try await StrataTool.run("dump", store, "--entity", "Reading")
             #expect(all.output.split(separator: "\n").count == 3, "\(kind): \(all.output)")
-            let own = try StrataTool.run("dump", store, "--entity", "Reading", "--entity-only")
+            let own = try await StrataTool.run("dump", store, "--entity", "Reading", "--entity-only")
             #expect(own.output.split(separator: "\n").count == 2, "\(kind): \(own.output)")
             #expect(!own.output.contains(#""entity":"Sample""#))
         }
@@ -113,11 +113,11 @@ import Testing
 
     /// A store at an older version, dumped with the bundle: read with the version that wrote it.
     /// With one model that did not write it: refused before anything is printed.
-    @Test func aModelGivenForAnOlderStoreIsMatchedOrRefusedBeforePrinting() throws {
+    @Test func aModelGivenForAnOlderStoreIsMatchedOrRefusedBeforePrinting() async throws {
         let (directory, model, objects) = try Self.files()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = directory.appendingPathComponent("old.sqlite").path
-        #expect(try StrataTool.run("import", store, "--model", model, "--from", objects).status == 0)
+        #expect(try await StrataTool.run("import", store, "--model", model, "--from", objects).status == 0)
         // A bundle whose current version adds an entity: the store is at its first version.
         let bundle = directory.appendingPathComponent("Readings.xcdatamodeld")
         try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
@@ -133,17 +133,17 @@ import Testing
             <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Readings 2.xcdatamodel</string></dict></plist>
             """.utf8).write(to: bundle.appendingPathComponent(".xccurrentversion"))
 
-        let dump = try StrataTool.run("dump", store, "--model", bundle.path)
+        let dump = try await StrataTool.run("dump", store, "--model", bundle.path)
         #expect(dump.status == 0, "\(dump.errors)")
         #expect(dump.output.split(separator: "\n").count == 3)
 
-        let refused = try StrataTool.run("dump", store, "--model", v2.path)
+        let refused = try await StrataTool.run("dump", store, "--model", v2.path)
         #expect(refused.status != 0)
         #expect(refused.output.isEmpty, "nothing printed before refusing")
         #expect(refused.errors.contains("did not write this store"), "\(refused.errors)")
 
         // verify says the model given did not write the store, not that none was given.
-        let verify = try StrataTool.run("verify", store, "--model", v2.path)
+        let verify = try await StrataTool.run("verify", store, "--model", v2.path)
         #expect(verify.status == 1)
         #expect(verify.output.contains("the store does not match the model"), "\(verify.output)")
         #expect(!verify.output.contains("none was given"), "\(verify.output)")

@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test(arguments: ["store", "sqlite"])
-    func importsAreRecordedAndListed(_ kind: String) throws {
+    func importsAreRecordedAndListed(_ kind: String) async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = directory.appendingPathComponent("Contacts.\(kind)").path
@@ -23,15 +23,15 @@ import Testing
             {"entity": "Person", "id": "b", "values": {"firstName": "Alan", "lastName": "Turing", "phone": "556"}}
             """.utf8).write(to: people)
         for _ in 0..<2 {
-            let imported = try StrataTool.run("import", store, "--model", Self.model, "--from", people.path, "--history")
+            let imported = try await StrataTool.run("import", store, "--model", Self.model, "--from", people.path, "--history")
             #expect(imported.status == 0, "\(imported.errors)")
         }
         // A store that records history takes no import that would not be recorded.
-        let refused = try StrataTool.run("import", store, "--model", Self.model, "--from", people.path)
+        let refused = try await StrataTool.run("import", store, "--model", Self.model, "--from", people.path)
         #expect(refused.status != 0)
         #expect(refused.errors.contains("records persistent history: import with --history"), "\(refused.errors)")
 
-        let listed = try StrataTool.run("history", store, "--json")
+        let listed = try await StrataTool.run("history", store, "--json")
         #expect(listed.status == 0, "\(listed.errors)")
         let lines = listed.output.split(separator: "\n").map { line in
             (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
@@ -44,14 +44,14 @@ import Testing
         #expect(changes.joined().allSatisfy { ($0["type"] as? String) == "insert" && (($0["id"] as? String)?.contains("/Person/p") ?? false) })
 
         let token = try #require(lines.first?["token"] as? String)
-        let after = try StrataTool.run("history", store, "--after", token, "--json")
+        let after = try await StrataTool.run("history", store, "--after", token, "--json")
         #expect(after.output.split(separator: "\n").count == 1)
-        #expect(try StrataTool.run("history", store, "--after", "2").output == "no history after 2\n")
-        let text = try StrataTool.run("history", store)
+        #expect(try await StrataTool.run("history", store, "--after", "2").output == "no history after 2\n")
+        let text = try await StrataTool.run("history", store)
         #expect(text.output.contains("transaction \(token)  "), "\(text.output)")
         #expect(text.output.contains("  2 changes\n  insert x-coredata://"))
 
-        let bad = try StrataTool.run("history", store, "--after", "nonsense")
+        let bad = try await StrataTool.run("history", store, "--after", "nonsense")
         #expect(bad.status != 0 && bad.errors.contains("'nonsense' is not a history token"))
     }
 }

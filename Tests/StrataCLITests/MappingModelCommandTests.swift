@@ -14,8 +14,8 @@ struct MappingModelCommandTests {
 
     /// `--plan` lists each entity mapping of an Xcode mapping model with its kind, its policy
     /// (named, though the tool cannot run it) and each property's value.
-    @Test func thePlanListsEveryEntityMapping() throws {
-        let result = try StrataTool.run(
+    @Test func thePlanListsEveryEntityMapping() async throws {
+        let result = try await StrataTool.run(
             "migrate", "--plan", "--model", Self.sample.appendingPathComponent("Fixtures/SampleModel.momd").path, "--from", "SampleModel2",
             "--to", "SampleModel3", "--mapping", Self.sample.appendingPathComponent("MappingModels/V2toV3.xcmappingmodel").path)
         #expect(result.status == 0, "\(result.errors)")
@@ -29,7 +29,7 @@ struct MappingModelCommandTests {
 
     /// Running a mapping whose policy is not in the tool fails before touching the store, and
     /// says why and what to do.
-    @Test func aMappingWithAPolicyIsNotRunByTheTool() throws {
+    @Test func aMappingWithAPolicyIsNotRunByTheTool() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-mapping-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -38,7 +38,7 @@ struct MappingModelCommandTests {
             at: StrataTool.packageRoot.deletingLastPathComponent().appendingPathComponent(
                 "shared/fixtures/sqlite/alemar11__CoreDataPlus/Tests/Resources/SampleModel/Fixtures/SampleModel_V2.sqlite"), to: store)
         let before = try Data(contentsOf: store)
-        let result = try StrataTool.run(
+        let result = try await StrataTool.run(
             "migrate", store.path, "--model", Self.sample.appendingPathComponent("Fixtures/SampleModel.momd").path, "--to", "SampleModel3",
             "--mapping", Self.sample.appendingPathComponent("Fixtures/V2toV3.cdm").path)
         #expect(result.status != 0)
@@ -49,7 +49,7 @@ struct MappingModelCommandTests {
 
     /// A mapping model that splits an entity (JSQCoreDataKit's `Version2_to_Version3`: each
     /// `Employee` also makes a `Company` of its company attributes) migrates a store and verifies.
-    @Test func anXcodeMappingModelThatSplitsAnEntityMigratesAStore() throws {
+    @Test func anXcodeMappingModelThatSplitsAnEntityMigratesAStore() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-mapping-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -62,15 +62,15 @@ struct MappingModelCommandTests {
             {"entity": "Employee", "id": "e2", "values": {"name": "Alan", "birthDate": "1912-06-23T00:00:00Z", "salary": 200, "companyName": "Bletchley", "companyDateFounded": "1938-01-01T00:00:00Z", "companyProfits": 4}}
             """.utf8
         ).write(to: records)
-        let imported = try StrataTool.run("import", store.path, "--model", bundle.appendingPathComponent("Version 2.xcdatamodel").path, "--from", records.path)
+        let imported = try await StrataTool.run("import", store.path, "--model", bundle.appendingPathComponent("Version 2.xcdatamodel").path, "--from", records.path)
         #expect(imported.status == 0, "\(imported.errors)")
-        let result = try StrataTool.run(
+        let result = try await StrataTool.run(
             "migrate", store.path, "--model", bundle.path, "--to", "Version 3",
             "--mapping", Self.compiled.appendingPathComponent("\(Self.jsq)/Version2_to_Version3.xcmappingmodel").path)
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.output.contains("EmployeeToCompany (transform): Employee → Company"))
         #expect(result.output.contains("Migrated to 'Version 3' and verified: 4 objects"))
-        let dump = try StrataTool.run("dump", store.path, "--model", bundle.appendingPathComponent("Version 3.xcdatamodel").path)
+        let dump = try await StrataTool.run("dump", store.path, "--model", bundle.appendingPathComponent("Version 3.xcdatamodel").path)
         #expect(dump.output.contains(#""name":"Bletchley""#) && dump.output.contains(#""name":"Alan""#), "\(dump.output)")
     }
 }

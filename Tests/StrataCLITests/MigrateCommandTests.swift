@@ -14,7 +14,7 @@ import Testing
         return url
     }
 
-    func versionOneStore(in directory: URL, books: Int = 0, named name: String = "Library.store") throws -> URL {
+    func versionOneStore(in directory: URL, books: Int = 0, named name: String = "Library.store") async throws -> URL {
         let store = directory.appendingPathComponent(name)
         var source = "Migrations/library-v1.jsonl"
         if books > 0 {
@@ -26,17 +26,17 @@ import Testing
             try Data(lines.joined(separator: "\n").utf8).write(to: file)
             source = file.path
         }
-        let result = try StrataTool.run("import", store.path, "--model", Self.libraryV1, "--from", source)
+        let result = try await StrataTool.run("import", store.path, "--model", Self.libraryV1, "--from", source)
         #expect(result.status == 0, "\(result.errors)")
         return store
     }
 
-    @Test func dryRunSaysWhatEachStageDoesAndChangesNothing() throws {
+    @Test func dryRunSaysWhatEachStageDoesAndChangesNothing() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try versionOneStore(in: directory)
+        let store = try await versionOneStore(in: directory)
         let before = try Data(contentsOf: store)
-        let result = try StrataTool.run("migrate", store.path, "--model", Self.library, "--dry-run")
+        let result = try await StrataTool.run("migrate", store.path, "--model", Self.library, "--dry-run")
         #expect(result.status == 0)
         let lines = result.output.split(separator: "\n").map(String.init)
         #expect(lines[0] == "Store \(store.path): written by version 'Library' of Library")
@@ -48,37 +48,38 @@ import Testing
         #expect(try Data(contentsOf: store) == before)
     }
 
-    @Test func migrateRunsEveryStageAndVerifies() throws {
+    @Test func migrateRunsEveryStageAndVerifies() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try versionOneStore(in: directory)
+        let store = try await versionOneStore(in: directory)
         let backup = directory.appendingPathComponent("Library.backup")
-        let result = try StrataTool.run("migrate", store.path, "--model", Self.library, "--backup", backup.path)
+        let result = try await StrataTool.run("migrate", store.path, "--model", Self.library, "--backup", backup.path)
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.output.hasSuffix("Migrated to 'Library 4' and verified: 9 objects; the original is at \(backup.path).\n"))
-        let verify = try StrataTool.run("verify", store.path, "--model", Self.library)
+        let verify = try await StrataTool.run("verify", store.path, "--model", Self.library)
         #expect(verify.status == 0)
-        let again = try StrataTool.run("migrate", store.path, "--model", Self.library)
+        let again = try await StrataTool.run("migrate", store.path, "--model", Self.library)
         #expect(again.output.hasSuffix("Nothing to do: the store is at 'Library 4'.\n"))
-        let query = try StrataTool.run("query", store.path, "--entity", "Book", "--model", Self.library, "--where", "ANY authors.name == 'Jane Austen'")
+        let query = try await StrataTool.run("query", store.path, "--entity", "Book", "--model", Self.library, "--where", "ANY authors.name == 'Jane Austen'")
         #expect(query.output.split(separator: "\n").count == 4, "\(query.output)")
     }
 
     /// The Library's steps (an entity renamed, a to-one become a to-many, attributes added and
     /// removed) done in SQL on a SQLite store leave the objects the binary store's rewrite does,
     /// with the same reference numbers.
-    @Test func aSQLiteStoreMigratesAsTheBinaryStoreDoes() throws {
+    @Test func aSQLiteStoreMigratesAsTheBinaryStoreDoes() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let binary = try versionOneStore(in: directory)
-        let sqlite = try versionOneStore(in: directory, named: "Library.sqlite")
+        let binary = try await versionOneStore(in: directory)
+        let sqlite = try await versionOneStore(in: directory, named: "Library.sqlite")
         for store in [binary, sqlite] {
-            let result = try StrataTool.run("migrate", store.path, "--model", Self.library)
+            let result = try await StrataTool.run("migrate", store.path, "--model", Self.library)
             #expect(result.status == 0, "\(result.errors)")
             #expect(result.output.hasSuffix("Migrated to 'Library 4' and verified: 9 objects.\n"), "\(result.output)")
         }
         let commands = StoreCommandsTests()
-        let dumps = try [binary, sqlite].map { try StrataTool.run("dump", $0.path, "--model", Self.library).output }
+        var dumps: [String] = []
+        for store in [binary, sqlite] { dumps.append(try await StrataTool.run("dump", store.path, "--model", Self.library).output) }
         // Author.books becomes ordered in version 4: the order it starts with is each store's own.
         #expect(try commands.normalized(dumps[0], sortingToManys: true) == commands.normalized(dumps[1], sortingToManys: true))
         let references = dumps.map { dump in
@@ -87,16 +88,16 @@ import Testing
         #expect(references[0] == references[1] && references[0].count == 9)
     }
 
-    @Test func aChangeInferenceRefusesNeedsAMapping() throws {
+    @Test func aChangeInferenceRefusesNeedsAMapping() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = directory.appendingPathComponent("Contacts.store")
         let people = directory.appendingPathComponent("people.jsonl")
         try Data(#"{"entity": "Person", "id": "p", "values": {"firstName": "Ada", "lastName": "Lovelace", "phone": "555"}}"#.utf8).write(to: people)
-        #expect(try StrataTool.run(
+        #expect(try await StrataTool.run(
             "import", store.path, "--model", "Migrations/Contacts.xcdatamodeld/Contacts.xcdatamodel", "--from", people.path).status == 0)
         let before = try Data(contentsOf: store)
-        let refused = try StrataTool.run("migrate", store.path, "--model", "Migrations/Contacts.xcdatamodeld")
+        let refused = try await StrataTool.run("migrate", store.path, "--model", "Migrations/Contacts.xcdatamodeld")
         #expect(refused.status != 0)
         #expect(refused.output.contains("  1. Contacts → Contacts 2 (cannot be inferred)"))
         #expect(refused.errors == """
@@ -107,11 +108,11 @@ import Testing
             """)
         #expect(try Data(contentsOf: store) == before)
 
-        let mapped = try StrataTool.run(
+        let mapped = try await StrataTool.run(
             "migrate", store.path, "--model", "Migrations/Contacts.xcdatamodeld", "--mapping", "Migrations/Contacts-1-to-2.mapping.json")
         #expect(mapped.status == 0, "\(mapped.errors)")
         #expect(mapped.output.contains("(custom mapping Contacts-1-to-2.mapping.json)"))
-        let dump = try StrataTool.run("dump", store.path)
+        let dump = try await StrataTool.run("dump", store.path)
         #expect(dump.output.contains(#""fullName":"Ada Lovelace""#))
     }
 
@@ -120,7 +121,7 @@ import Testing
     @Test func aKilledMigrationLeavesAStoreThatOpens() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try versionOneStore(in: directory, books: 20_000)
+        let store = try await versionOneStore(in: directory, books: 20_000)
         let pristine = try Data(contentsOf: store)
         let bundle = try ModelBundle(contentsOf: StrataTool.packageRoot.appendingPathComponent(Self.library))
         let seed = UInt64.random(in: 0...UInt64.max)
@@ -129,17 +130,10 @@ import Testing
         var midWrite = 0
         for round in 0..<15 {
             try pristine.write(to: store)
-            let process = Process()
-            process.executableURL = try StrataTool.binary
-            process.arguments = ["migrate", store.path, "--model", Self.library]
-            process.currentDirectoryURL = StrataTool.packageRoot
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            try await Task.sleep(nanoseconds: UInt64.random(in: 20_000_000...900_000_000, using: &generator))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            if process.terminationReason == .uncaughtSignal { interrupted += 1 }
+            let migration = try await ChildProcess.killed(
+                try StrataTool.binary, ["migrate", store.path, "--model", Self.library], in: StrataTool.packageRoot,
+                after: .nanoseconds(Int64.random(in: 20_000_000...900_000_000, using: &generator)), waitingForOutput: false)
+            if migration.signal == SIGKILL { interrupted += 1 }
             if try FileManager.default.contentsOfDirectory(atPath: directory.path).contains(where: { $0.contains("strata-tmp") }) {
                 midWrite += 1
             }
@@ -156,7 +150,7 @@ import Testing
         }
         #expect(interrupted > 8)
         #expect(midWrite > 0, "some kills landed while a stage was writing its new file (seed \(seed))")
-        let finish = try StrataTool.run("migrate", store.path, "--model", Self.library)
+        let finish = try await StrataTool.run("migrate", store.path, "--model", Self.library)
         #expect(finish.status == 0, "\(finish.errors)")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains("strata-tmp") }
         #expect(leftovers.isEmpty, "the next open removed the partial files")

@@ -6,14 +6,14 @@ import Testing
 /// `addPersistentStore` with the two migration options alone, a main-queue context); then
 /// `PersistentContainer(name:)` alone finds the model among the program's resources.
 @Suite struct ModelResourceTests {
-    @Test func theSampleFindsItsModelAmongItsResources() throws {
+    @Test func theSampleFindsItsModelAmongItsResources() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-notes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = directory.appendingPathComponent("Notes.sqlite").path
         let left = "The app's previous version left a SQLite store with a note\nThe app's previous version left a Binary store with a note\n"
         for (run, bodies) in ["Bought milk, Called the plumber", "Bought milk, Called the plumber, Called the plumber"].enumerated() {
-            let result = try StrataTool.run([store], product: "notes-sample")
+            let result = try await StrataTool.run([store], product: "notes-sample")
             #expect(result.status == 0, "\(result.errors)")
             #expect(result.output == (run == 0 ? left : "")
                 + "The manual stack opened the SQLite store at version 'Notes 2': \(bodies)\n"

@@ -25,7 +25,7 @@ import Testing
         }
     }
 
-    func store(in directory: URL) throws -> URL {
+    func store(in directory: URL) async throws -> URL {
         let model = directory.appendingPathComponent("Shelf.xcdatamodel")
         try Self.model().write(toModelAt: model)
         let objects = directory.appendingPathComponent("shelf.jsonl")
@@ -35,7 +35,7 @@ import Testing
             {"entity": "Ebook", "id": "e", "values": {"title": "Lavinia", "pages": 279, "megabytes": 1.5}, "relationships": {"author": "a"}}
             """.utf8).write(to: objects)
         let store = directory.appendingPathComponent("Shelf.store")
-        let imported = try StrataTool.run("import", store.path, "--model", model.path, "--from", objects.path)
+        let imported = try await StrataTool.run("import", store.path, "--model", model.path, "--from", objects.path)
         #expect(imported.status == 0, "\(imported.errors)")
         try FileManager.default.removeItem(at: model)  // from here on, the store alone
         return store
@@ -47,19 +47,19 @@ import Testing
         return url
     }
 
-    @Test func everyCommandWorksOnAStoreWithInheritanceAlone() throws {
+    @Test func everyCommandWorksOnAStoreWithInheritanceAlone() async throws {
         let directory = try directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try store(in: directory).path
-        let query = try StrataTool.run("query", store, "--entity", "Book", "--where", "author.name BEGINSWITH 'Ursula'", "--sort", "pages:desc")
+        let store = try await store(in: directory).path
+        let query = try await StrataTool.run("query", store, "--entity", "Book", "--where", "author.name BEGINSWITH 'Ursula'", "--sort", "pages:desc")
         #expect(query.status == 0, "\(query.errors)")
         #expect(query.output.contains("The Dispossessed"))
         #expect(query.output.contains("Lavinia"), "a fetch of Book includes its subentity's objects")
-        let ebooks = try StrataTool.run("query", store, "--entity", "Ebook", "--where", "megabytes > 1")
+        let ebooks = try await StrataTool.run("query", store, "--entity", "Ebook", "--where", "megabytes > 1")
         #expect(ebooks.status == 0, "\(ebooks.errors)")
         #expect(ebooks.output.contains("Lavinia"))
         for command in [["verify", store], ["inspect", store], ["dump", store]] {
-            let result = try StrataTool.run(command)
+            let result = try await StrataTool.run(command)
             #expect(result.status == 0, "\(command[0]): \(result.errors)")
         }
         let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: URL(fileURLWithPath: store))
@@ -70,16 +70,16 @@ import Testing
         #expect(cached.entity(named: "Book")?.indexes.map(\.name) == ["byTitle"])
     }
 
-    @Test func aStoreWrittenBeforeTheModelWasKeptStillOpens() throws {
+    @Test func aStoreWrittenBeforeTheModelWasKeptStillOpens() async throws {
         let directory = try directory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = directory.appendingPathComponent("library.store")
-        #expect(try StrataTool.run("import", store.path, "--model", StoreCommandsTests.model, "--from", StoreCommandsTests.objects).status == 0)
+        #expect(try await StrataTool.run("import", store.path, "--model", StoreCommandsTests.model, "--from", StoreCommandsTests.objects).status == 0)
         var metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: store)
         metadata[PersistentStore.modelCacheKey] = nil
         try PersistentStoreCoordinator.setMetadata(metadata, forPersistentStoreOfType: .binary, at: store)
         #expect(try ManagedObjectModel(cachedInStoreMetadata: PersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: store)) == nil)
-        let query = try StrataTool.run("query", store.path, "--entity", "Book", "--where", "author.name BEGINSWITH 'Jane'")
+        let query = try await StrataTool.run("query", store.path, "--entity", "Book", "--where", "author.name BEGINSWITH 'Jane'")
         #expect(query.status == 0, "\(query.errors)")
         #expect(query.output.contains("Emma"))
     }

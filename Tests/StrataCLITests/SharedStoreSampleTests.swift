@@ -4,12 +4,12 @@ import Testing
 /// `Samples/SharedStore`: the sample starts its writer process and prints every transaction it
 /// hears of, in order, then what its context holds after merging them.
 @Suite struct SharedStoreSampleTests {
-    @Test func theReaderSeesEveryTransactionOfTheWriterInOrder() throws {
+    @Test func theReaderSeesEveryTransactionOfTheWriterInOrder() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-shared-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = directory.appendingPathComponent("Notes.sqlite").path
-        let result = try StrataTool.run([store], product: "shared-store-sample")
+        let result = try await StrataTool.run([store], product: "shared-store-sample")
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.output == """
             transaction 1 by writer: insert p1

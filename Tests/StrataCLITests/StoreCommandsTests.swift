@@ -35,21 +35,21 @@ import Testing
         }.sorted()
     }
 
-    @Test func importThenDumpThenImportAgainKeepsTheObjects() throws {
+    @Test func importThenDumpThenImportAgainKeepsTheObjects() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let first = directory.appendingPathComponent("first.store").path
-        let imported = try StrataTool.run("import", first, "--model", Self.model, "--from", Self.objects)
+        let imported = try await StrataTool.run("import", first, "--model", Self.model, "--from", Self.objects)
         #expect(imported.status == 0, "\(imported.errors)")
         #expect(imported.output == "imported 5 objects into \(first)\n")
 
-        let dump = try StrataTool.run("dump", first)
+        let dump = try await StrataTool.run("dump", first)
         #expect(dump.status == 0)
         let dumpFile = directory.appendingPathComponent("dump.jsonl")
         try Data(dump.output.utf8).write(to: dumpFile)
         let second = directory.appendingPathComponent("second.store").path
-        #expect(try StrataTool.run("import", second, "--model", Self.model, "--from", dumpFile.path).status == 0)
-        let again = try StrataTool.run("dump", second)
+        #expect(try await StrataTool.run("import", second, "--model", Self.model, "--from", dumpFile.path).status == 0)
+        let again = try await StrataTool.run("dump", second)
         #expect(try normalized(again.output) == normalized(dump.output))
 
         let emma = try #require(try normalized(dump.output).first { $0.hasPrefix(#"{"entity":"Book""#) && $0.contains(#""title":"Emma""#) })
@@ -59,11 +59,11 @@ import Testing
         #expect(austen.contains(#""born":"1775-12-16T00:00:00Z""#), "a whole second has no fraction to keep")
     }
 
-    @Test func aBadLineIsReportedAndNothingIsWritten() throws {
+    @Test func aBadLineIsReportedAndNothingIsWritten() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = directory.appendingPathComponent("library.store").path
-        #expect(try StrataTool.run("import", store, "--model", Self.model, "--from", Self.objects).status == 0)
+        #expect(try await StrataTool.run("import", store, "--model", Self.model, "--from", Self.objects).status == 0)
         let before = try Data(contentsOf: URL(fileURLWithPath: store))
 
         let cases: [(String, String)] = [
@@ -77,25 +77,25 @@ import Testing
         for (line, message) in cases {
             let bad = directory.appendingPathComponent("bad.jsonl")
             try Data((#"{"entity": "Chapter", "id": "ok", "values": {"title": "fine"}}"# + "\n" + line + "\n").utf8).write(to: bad)
-            let result = try StrataTool.run("import", store, "--model", Self.model, "--from", bad.path)
+            let result = try await StrataTool.run("import", store, "--model", Self.model, "--from", bad.path)
             #expect(result.status != 0)
             #expect(result.errors.hasSuffix(message + "\n"), "\(result.errors)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before, "the store is unchanged")
         }
         let missing = directory.appendingPathComponent("missing.jsonl")
         try Data(#"{"entity": "Book", "id": "x", "values": {"pages": 3}}"#.utf8).write(to: missing)
-        let invalid = try StrataTool.run("import", store, "--model", Self.model, "--from", missing.path)
+        let invalid = try await StrataTool.run("import", store, "--model", Self.model, "--from", missing.path)
         #expect(invalid.status != 0)
         #expect(invalid.errors.contains("Book.title: a required attribute has no value"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
     }
 
-    @Test func inspectSaysWhatTheStoreHoldsAndWhoWroteIt() throws {
+    @Test func inspectSaysWhatTheStoreHoldsAndWhoWroteIt() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = directory.appendingPathComponent("library.store").path
-        #expect(try StrataTool.run("import", store, "--model", Self.model, "--from", Self.objects).status == 0)
-        let result = try StrataTool.run("inspect", store, "--model", Self.model)
+        #expect(try await StrataTool.run("import", store, "--model", Self.model, "--from", Self.objects).status == 0)
+        let result = try await StrataTool.run("inspect", store, "--model", Self.model)
         #expect(result.status == 0)
         let lines = result.output.split(separator: "\n").map(String.init)
         #expect(lines.first == "Store \(store)")
@@ -109,43 +109,43 @@ import Testing
         #expect(lines.contains("    Book 2"))
         #expect(lines.contains("  checksums: every chunk's checksum holds"))
 
-        let other = try StrataTool.run("inspect", store, "--model", "Tests/Models/Catalog.xcdatamodeld")
+        let other = try await StrataTool.run("inspect", store, "--model", "Tests/Models/Catalog.xcdatamodeld")
         #expect(other.output.contains("  written by no version of model 'Catalog' (Catalog, Catalog 2, Catalog 10) wrote the store"))
 
-        let json = try StrataTool.run("inspect", store, "--json")
+        let json = try await StrataTool.run("inspect", store, "--json")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
         #expect((report["objectCounts"] as? [String: Int]) == ["Author": 1, "Book": 2, "Chapter": 2])
         let metadata = try #require(report["userMetadata"] as? [String: Any])
         #expect(metadata["StoreObjectCounts"] as? [String: Int] == ["Author": 1, "Book": 2, "Chapter": 2])
     }
 
-    @Test func verifyFindsDamageAndInspectNamesTheChunk() throws {
+    @Test func verifyFindsDamageAndInspectNamesTheChunk() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = directory.appendingPathComponent("library.store")
-        #expect(try StrataTool.run("import", store.path, "--model", Self.model, "--from", Self.objects).status == 0)
-        let sound = try StrataTool.run("verify", store.path, "--model", Self.model)
+        #expect(try await StrataTool.run("import", store.path, "--model", Self.model, "--from", Self.objects).status == 0)
+        let sound = try await StrataTool.run("verify", store.path, "--model", Self.model)
         #expect(sound.status == 0)
         #expect(sound.output == "\(store.path): sound (5 objects, 3 chunks)\n")
 
         var bytes = try Data(contentsOf: store)
         bytes[bytes.count - 30] ^= 0xFF
         try bytes.write(to: store)
-        let damaged = try StrataTool.run("verify", store.path)
+        let damaged = try await StrataTool.run("verify", store.path)
         #expect(damaged.status == 1)
         #expect(damaged.output.contains(": 1 problem\n") || damaged.output.contains(" problems\n"))
-        let inspect = try StrataTool.run("inspect", store.path)
+        let inspect = try await StrataTool.run("inspect", store.path)
         #expect(inspect.status == 1)
         #expect(inspect.output.contains("is damaged") || inspect.output.contains("reading stopped"))
     }
 
-    @Test func toolsReportBadFilesWithoutAStackTrace() throws {
+    @Test func toolsReportBadFilesWithoutAStackTrace() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let text = directory.appendingPathComponent("notes.txt")
         try Data("not a store".utf8).write(to: text)
         for command in ["inspect", "verify", "dump"] {
-            let result = try StrataTool.run(command, text.path)
+            let result = try await StrataTool.run(command, text.path)
             #expect(result.status != 0)
             #expect(result.errors == "Error: \(text.path), byte 0: this is not a Strata binary store (its first bytes are wrong)\n")
         }

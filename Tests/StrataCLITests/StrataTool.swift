@@ -30,12 +30,12 @@ enum StrataTool {
         throw CancellationError()
     }
 
-    static func run(_ arguments: String...) throws -> Result {
-        try run(arguments)
+    static func run(_ arguments: String...) async throws -> Result {
+        try await run(arguments)
     }
 
-    static func run(_ arguments: [String], product: String = "strata") throws -> Result {
-        let result = try ChildProcess.run(try Self.product(product), arguments, in: packageRoot)
+    static func run(_ arguments: [String], product: String = "strata") async throws -> Result {
+        let result = try await ChildProcess.run(try Self.product(product), arguments, in: packageRoot)
         return Result(
             status: result.status, output: String(decoding: result.output, as: UTF8.self),
             errors: String(decoding: result.errors, as: UTF8.self))

@@ -103,8 +103,15 @@ public final class PrivatePostgresCluster: Sendable {
         return versions.contains { FileManager.default.isExecutableFile(atPath: "/usr/lib/postgresql/\($0)/bin/initdb") }
     }
 
-    public init() throws {
-        let output = try Self.run(["start"])
+    private init(url: String, folder: String) {
+        self.url = url
+        self.folder = folder
+    }
+
+    /// Starts a cluster, runs `body` on it, and stops it (and removes its folder) whether or
+    /// not `body` threw.
+    public static func with<Result: Sendable>(_ body: (PrivatePostgresCluster) async throws -> Result) async throws -> Result {
+        let output = try await run(["start"])
         func value(_ name: String) -> String? {
             output.split(separator: "\n").first { $0.hasPrefix("export \(name)=") }
                 .map { String($0.dropFirst("export \(name)=".count)).trimmingCharacters(in: CharacterSet(charactersIn: "'")) }
@@ -112,35 +119,25 @@ public final class PrivatePostgresCluster: Sendable {
         guard let url = value("STRATA_POSTGRES_URL"), let folder = value("STRATA_POSTGRES_CLUSTER") else {
             throw PostgresStoreError(.unreachable, "scripts/postgres-server start printed no URL: \(output)")
         }
-        self.url = url
-        self.folder = folder
-    }
-
-    /// Stops the cluster and removes its folder.
-    public func stop() {
-        _ = try? Self.run(["stop", folder])
+        let cluster = PrivatePostgresCluster(url: url, folder: folder)
+        let result: Swift.Result<Result, any Error>
+        do { result = .success(try await body(cluster)) } catch { result = .failure(error) }
+        _ = try? await run(["stop", folder])
+        return try result.get()
     }
 
     /// Restarts the cluster (`pg_ctl restart -m fast`), and waits until it answers.
-    public func restart() throws {
-        _ = try Self.run(["restart", folder])
+    public func restart() async throws {
+        _ = try await Self.run(["restart", folder])
     }
 
     /// Runs the script with its output in a file: the server it starts outlives it, and a pipe
-    /// could be held open by any process started meanwhile.
-    private static func run(_ arguments: [String]) throws -> String {
+    /// would be held open by it.
+    private static func run(_ arguments: [String]) async throws -> String {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("postgres-server-\(UUID().uuidString).out")
         defer { try? FileManager.default.removeItem(at: file) }
-        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
-        let output = try FileHandle(forWritingTo: file)
-        let process = Process()
-        process.executableURL = script
-        process.arguments = arguments
-        process.standardOutput = output
-        try process.run()
-        process.waitUntilExit()
-        try output.close()
-        guard process.terminationStatus == 0 else { throw PostgresStoreError(.unreachable, "scripts/postgres-server \(arguments[0]) failed") }
-        return try String(contentsOf: file, encoding: .utf8)
+        let result = try await ChildProcess.run(script, arguments, writingTo: file)
+        guard result.status == 0 else { throw PostgresStoreError(.unreachable, "scripts/postgres-server \(arguments[0]) failed") }
+        return String(decoding: result.output, as: UTF8.self)
     }
 }

@@ -13,11 +13,11 @@ struct CompiledModelTests {
 
     /// Every version hashes as `VersionInfo.plist` says (read here with Python's `plistlib`) and
     /// as the same version of the source bundle does; the current version is the one it names.
-    @Test func everyVersionHasTheHashesVersionInfoAndTheSourceGive() throws {
+    @Test func everyVersionHasTheHashesVersionInfoAndTheSourceGive() async throws {
         let bundle = try ModelBundle(contentsOf: Self.momd)
         #expect(bundle.versions.map(\.name) == ["SampleModel", "SampleModel2", "SampleModel3"])
         #expect(bundle.currentVersion.name == "SampleModel")
-        let result = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), [
+        let result = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), [
             "python3", "-c",
             "import plistlib, json, sys; p = plistlib.load(open(sys.argv[1], 'rb')); "
                 + "print(json.dumps({v: {e: h.hex() for e, h in es.items()} for v, es in p['NSManagedObjectModel_VersionHashes'].items()}))",

@@ -11,8 +11,8 @@ import Testing
     static let archiveScript = Fixtures.packageRoot.appendingPathComponent("Tests/Scripts/model-archive.py")
 
     /// The model an archive holds, as the independent reader sees it (JSON).
-    static func independentSummary(of file: URL, deflated: Bool) throws -> [String: Any] {
-        let result = try ChildProcess.run(
+    static func independentSummary(of file: URL, deflated: Bool) async throws -> [String: Any] {
+        let result = try await ChildProcess.run(
             URL(fileURLWithPath: "/usr/bin/env"), ["python3", archiveScript.path, "summary", file.path] + (deflated ? ["--deflated"] : []))
         guard result.status == 0 else { throw CoreDataStoreReader.Failure(description: String(decoding: result.errors, as: UTF8.self)) }
         return try #require(try JSONSerialization.jsonObject(with: result.output) as? [String: Any])
@@ -57,15 +57,15 @@ import Testing
     /// Python's plistlib, not Strata — to the same entities, properties, flags, types, counts,
     /// delete rules and inverses as Core Data's cache.
     @Test(.enabled(if: Fixtures.canReadSharedSQLiteStores, "the shared SQLite fixtures are not here"))
-    func everyStoresModelCacheRoundTripsAsCoreDataWroteIt() throws {
+    func everyStoresModelCacheRoundTripsAsCoreDataWroteIt() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         for (index, entry) in CoreDataStoreHashTests.stores.enumerated() {
             let store = Fixtures.sharedSQLiteStores.appendingPathComponent(entry.store)
-            let cache = try CoreDataStoreReader.modelCache(ofStoreAt: store)
+            let cache = try await CoreDataStoreReader.modelCache(ofStoreAt: store)
             guard !cache.isEmpty else { continue }
             let model = try ManagedObjectModel(coreDataModelCache: cache)
-            let expected = try CoreDataStoreReader.metadata(ofStoreAt: store).hashes
+            let expected = try await CoreDataStoreReader.metadata(ofStoreAt: store).hashes
 
             let momd = directory.appendingPathComponent("Store\(index).momd")
             try ModelBundle(name: "Store\(index)", versions: [("Store\(index)", model)]).writeCompiled(to: momd)
@@ -76,8 +76,8 @@ import Testing
             try cache.write(to: theirs)
             let ours = directory.appendingPathComponent("ours\(index).bin")
             try model.coreDataModelCache().write(to: ours)
-            let theirSummary = try Self.independentSummary(of: theirs, deflated: true)
-            let ourSummary = try Self.independentSummary(of: ours, deflated: true)
+            let theirSummary = try await Self.independentSummary(of: theirs, deflated: true)
+            let ourSummary = try await Self.independentSummary(of: ours, deflated: true)
             #expect(Self.differences(ourSummary, theirSummary).isEmpty, "\(entry.store): \(Self.differences(ourSummary, theirSummary))")
         }
     }
@@ -105,12 +105,12 @@ import Testing
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         let store = try await coordinator.addPersistentStore(type: .sqlite, at: url)
         try await coordinator.removePersistentStore(store)
-        let cache = try CoreDataStoreReader.modelCache(ofStoreAt: url)
+        let cache = try await CoreDataStoreReader.modelCache(ofStoreAt: url)
         #expect(!cache.isEmpty)
         #expect(try ManagedObjectModel(coreDataModelCache: cache).entityVersionHashesByName == model.entityVersionHashesByName)
         let file = directory.appendingPathComponent("cache.bin")
         try cache.write(to: file)
-        let summary = try Self.independentSummary(of: file, deflated: true)
+        let summary = try await Self.independentSummary(of: file, deflated: true)
         #expect(Set(summary.keys) == Set(model.entities.map(\.name)))
     }
 }

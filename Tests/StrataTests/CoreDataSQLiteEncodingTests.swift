@@ -62,13 +62,13 @@ import Testing
 
     @Test(.enabled(if: Fixtures.canReadSharedSQLiteStores, "the shared SQLite fixtures (or python3) are not here"),
           arguments: CoreDataSQLiteSchemaTests.stores)
-    func theFixtureStoresMetadataReadsAndWritesBack(_ store: String) throws {
+    func theFixtureStoresMetadataReadsAndWritesBack(_ store: String) async throws {
         let url = Fixtures.sharedSQLiteStores.appendingPathComponent(store)
-        let (plist, uuid) = try CoreDataStoreReader.metadataPlist(ofStoreAt: url)
+        let (plist, uuid) = try await CoreDataStoreReader.metadataPlist(ofStoreAt: url)
         let metadata = try CoreDataSQLiteMetadata.metadata(uuid: uuid, plist: plist)
         #expect(metadata[PersistentStore.storeUUIDKey] == .string(uuid))
         #expect(metadata[PersistentStore.storeTypeKey] == .string("SQLite"))
-        let expected = try CoreDataStoreReader.metadata(ofStoreAt: url)
+        let expected = try await CoreDataStoreReader.metadata(ofStoreAt: url)
         guard case .dictionary(let hashes)? = metadata[PersistentStore.modelVersionHashesKey] else {
             Issue.record("\(store): no hashes")
             return
@@ -83,7 +83,7 @@ import Testing
         let (writtenUUID, written) = try CoreDataSQLiteMetadata.row(from: metadata)
         #expect(writtenUUID == uuid)
         #expect(try CoreDataSQLiteMetadata.metadata(uuid: writtenUUID, plist: written) == metadata)
-        let python = try CoreDataStoreReader.readPlist(written)
+        let python = try await CoreDataStoreReader.readPlist(written)
         #expect(python["NSStoreUUID"] == nil, "Core Data keeps the UUID in Z_UUID, not in the list")
         #expect(python["NSStoreType"] as? String == "SQLite")
         #expect(python["NSStoreModelVersionHashes"] as? [String: String] == expected.hashes)

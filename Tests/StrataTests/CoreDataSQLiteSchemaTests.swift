@@ -15,12 +15,12 @@ import Testing
         ]
 
     @Test(.enabled(if: Fixtures.canReadSharedSQLiteStores, "the shared SQLite fixtures (or python3) are not here"), arguments: stores)
-    func theFixtureStoresHaveTheSchemaStrataDerives(_ store: String) throws {
+    func theFixtureStoresHaveTheSchemaStrataDerives(_ store: String) async throws {
         let url = Fixtures.sharedSQLiteStores.appendingPathComponent(store)
-        let model = try ManagedObjectModel(coreDataModelCache: try CoreDataStoreReader.modelCache(ofStoreAt: url))
-        let real = try CoreDataStoreReader.schema(ofStoreAt: url)
+        let model = try ManagedObjectModel(coreDataModelCache: try await CoreDataStoreReader.modelCache(ofStoreAt: url))
+        let real = try await CoreDataStoreReader.schema(ofStoreAt: url)
         // Core Data before framework 800 named modelled indexes otherwise (§6).
-        let schema = CoreDataSQLiteSchema(model: model, frameworkVersion: try CoreDataStoreReader.metadata(ofStoreAt: url).framework)
+        let schema = CoreDataSQLiteSchema(model: model, frameworkVersion: try await CoreDataStoreReader.metadata(ofStoreAt: url).framework)
         // Z_NAME may keep an entity's name from before a migration renamed it (§1): numbers and supers must agree.
         #expect(schema.entities.map(\.number) == real.entities.map(\.number), "\(store)")
         #expect(schema.entities.map(\.superNumber) == real.entities.map(\.super), "\(store)")
@@ -113,7 +113,7 @@ struct CoreDataSQLiteWrittenSchemaTests {
     @Test(arguments: CoreDataSQLiteSchemaTests.stores)
     func aStoreStrataCreatesHasTheSchemaCoreDataCreated(_ store: String) async throws {
         let original = Fixtures.sharedSQLiteStores.appendingPathComponent(store)
-        let model = try ManagedObjectModel(coreDataModelCache: try CoreDataStoreReader.modelCache(ofStoreAt: original))
+        let model = try ManagedObjectModel(coreDataModelCache: try await CoreDataStoreReader.modelCache(ofStoreAt: original))
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = directory.appendingPathComponent("Written.sqlite")
@@ -121,9 +121,9 @@ struct CoreDataSQLiteWrittenSchemaTests {
         let added = try await coordinator.addPersistentStore(type: .sqlite, at: url)
         try await coordinator.removePersistentStore(added)
 
-        let real = try CoreDataStoreReader.schema(ofStoreAt: original)
-        let written = try CoreDataStoreReader.schema(ofStoreAt: url)
-        let originalMetadata = try CoreDataStoreReader.metadata(ofStoreAt: original)
+        let real = try await CoreDataStoreReader.schema(ofStoreAt: original)
+        let written = try await CoreDataStoreReader.schema(ofStoreAt: url)
+        let originalMetadata = try await CoreDataStoreReader.metadata(ofStoreAt: original)
         // Strata writes current Core Data's index names; a store from before framework 800 has
         // the older names (§6), so there its indexes are held to the rules instead.
         let isOld = (originalMetadata.framework ?? .max) < CoreDataSQLiteSchema.modernIndexNamesFramework
@@ -141,12 +141,12 @@ struct CoreDataSQLiteWrittenSchemaTests {
         #expect(written.entities.map(\.number) == real.entities.map(\.number))
         #expect(written.entities.map(\.super) == real.entities.map(\.super))
 
-        let metadata = try CoreDataStoreReader.metadata(ofStoreAt: url)
+        let metadata = try await CoreDataStoreReader.metadata(ofStoreAt: url)
         #expect(metadata.hashes == originalMetadata.hashes, "Core Data's hashes, under its key")
         if let digest = originalMetadata.digest { #expect(metadata.digest == digest, "\(store)") }
         if let checksum = originalMetadata.checksum { #expect(metadata.checksum == checksum, "\(store)") }
         #expect(metadata.digest != nil && metadata.checksum != nil)
-        let plist = try CoreDataStoreReader.readPlist(try CoreDataStoreReader.metadataPlist(ofStoreAt: url).plist)
+        let plist = try await CoreDataStoreReader.readPlist(try await CoreDataStoreReader.metadataPlist(ofStoreAt: url).plist)
         #expect(plist["NSStoreType"] as? String == "SQLite")
         #expect(plist["NSStoreModelVersionHashesVersion"] as? Int == 3)
         #expect(plist["_NSAutoVacuumLevel"] as? String == "2")

@@ -26,37 +26,37 @@ struct CoreDataStoreHashTests {
     ]
 
     @Test(arguments: stores.indices)
-    func theWritingVersionHasTheStoresHashes(_ index: Int) throws {
+    func theWritingVersionHasTheStoresHashes(_ index: Int) async throws {
         let (store, bundle, version) = Self.stores[index]
-        let metadata = try CoreDataStoreReader.metadata(ofStoreAt: Fixtures.sharedSQLiteStores.appendingPathComponent(store))
+        let metadata = try await CoreDataStoreReader.metadata(ofStoreAt: Fixtures.sharedSQLiteStores.appendingPathComponent(store))
         let model = try ModelBundle(contentsOf: Fixtures.sharedXcodeModels.appendingPathComponent(bundle)).version(named: version).model
         try Self.expect(model, matches: metadata, store)
     }
 
     /// A store whose model exists only in code: the model Core Data cached inside it, with a
     /// derived attribute (`pages.@count`), inheritance and uniqueness constraints.
-    @Test func theModelCachedInAStoreHasTheStoresHashes() throws {
+    @Test func theModelCachedInAStoreHasTheStoresHashes() async throws {
         let store = Fixtures.sharedSQLiteStores.appendingPathComponent(
             "alemar11__CoreDataPlus/Tests/Resources/SampleModel2/Fixtures/SampleModel2_V1.sqlite")
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let model = try ManagedObjectModel(contentsOf: try CoreDataStoreReader.cachedModel(ofStoreAt: store, into: directory))
-        try Self.expect(model, matches: try CoreDataStoreReader.metadata(ofStoreAt: store), store.lastPathComponent)
+        let model = try ManagedObjectModel(contentsOf: try await CoreDataStoreReader.cachedModel(ofStoreAt: store, into: directory))
+        try Self.expect(model, matches: try await CoreDataStoreReader.metadata(ofStoreAt: store), store.lastPathComponent)
     }
 
     /// Strata's own reader of `Z_MODELCACHE` (raw DEFLATE of a keyed archive) rebuilds, from
     /// every fixture store, a model that hashes exactly as the store's metadata says.
     @Test(arguments: stores.map(\.store) + ["alemar11__CoreDataPlus/Tests/Resources/SampleModel2/Fixtures/SampleModel2_V1.sqlite"])
-    func theModelCacheReadsIntoTheWritingModel(_ store: String) throws {
+    func theModelCacheReadsIntoTheWritingModel(_ store: String) async throws {
         let url = Fixtures.sharedSQLiteStores.appendingPathComponent(store)
-        let model = try ManagedObjectModel(coreDataModelCache: try CoreDataStoreReader.modelCache(ofStoreAt: url))
-        try Self.expect(model, matches: try CoreDataStoreReader.metadata(ofStoreAt: url), store)
+        let model = try ManagedObjectModel(coreDataModelCache: try await CoreDataStoreReader.modelCache(ofStoreAt: url))
+        try Self.expect(model, matches: try await CoreDataStoreReader.metadata(ofStoreAt: url), store)
     }
 
-    @Test func theCachedModelKeepsWhatTheFileSays() throws {
+    @Test func theCachedModelKeepsWhatTheFileSays() async throws {
         let url = Fixtures.sharedSQLiteStores.appendingPathComponent(
             "alemar11__CoreDataPlus/Tests/Resources/SampleModel2/Fixtures/SampleModel2_V1.sqlite")
-        let model = try ManagedObjectModel(coreDataModelCache: try CoreDataStoreReader.modelCache(ofStoreAt: url))
+        let model = try ManagedObjectModel(coreDataModelCache: try await CoreDataStoreReader.modelCache(ofStoreAt: url))
         let book = try #require(model.entity(named: "Book"))
         #expect(book.attributesByName["pagesCount"]?.derivationExpression == "pages.@count")
         #expect(book.relationshipsByName["pages"]?.isToMany == true)

@@ -67,14 +67,14 @@ struct CoreDataStoreMigrationTests {
             #expect(id.referenceNumber == key.reference)
         }
         // The file is the one Core Data creates for the new version, and says it is at it.
-        let schema = try CoreDataStoreReader.schema(ofStoreAt: url)
+        let schema = try await CoreDataStoreReader.schema(ofStoreAt: url)
         let expected = CoreDataSQLiteSchema(model: new)
         let tables = Set(schema.objects.filter { $0.type == "table" || $0.type == "index" }.map(\.sql))
         for statement in expected.createStatements where !statement.contains("Z_PRIMARYKEY") && !statement.contains("Z_METADATA") && !statement.contains("Z_MODELCACHE") {
             #expect(tables.contains(statement), "\(store): \(statement)")
         }
         #expect(schema.entities.map(\.number) == expected.entities.map(\.number))
-        let hashes = try CoreDataStoreReader.metadata(ofStoreAt: url).hashes
+        let hashes = try await CoreDataStoreReader.metadata(ofStoreAt: url).hashes
         #expect(hashes == new.entityVersionHashesByName.mapValues { $0.map { String(format: "%02x", $0) }.joined() })
     }
 

@@ -31,7 +31,7 @@ struct CoreDataStoreReadingTests {
         let original = Fixtures.sharedSQLiteStores.appendingPathComponent(store)
         let url = try CoreDataStoreReader.copied(original)
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
-        let raw = try CoreDataStoreReader.rows(ofStoreAt: original)
+        let raw = try await CoreDataStoreReader.rows(ofStoreAt: original)
         let model = try Self.model(for: store, at: url)
         let mapping = CoreDataSQLiteMapping(model: model)
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)

@@ -15,11 +15,11 @@ struct CoreDataXMLDocumentTests {
     ]
 
     @Test(arguments: mappingModels)
-    func aRealMappingModelReadsWhole(_ path: String) throws {
+    func aRealMappingModelReadsWhole(_ path: String) async throws {
         let url = Fixtures.sharedCompiledModels.appendingPathComponent(path)
         let document = try CoreDataXMLDocument(contentsOf: url)
         // Counted independently: object types, attributes and references per type.
-        let result = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), [
+        let result = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), [
             "python3", "-c",
             """
             import json, sys, xml.etree.ElementTree as ET

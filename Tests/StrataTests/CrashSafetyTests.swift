@@ -25,23 +25,15 @@ import Testing
         var previous: Int64 = 0
         var kills = 0
         var interrupted = 0
-        try Self.runUntilFirstSave(helper, url, type)
+        // Until its first save (which writes the ballast), then killed.
+        _ = try await ChildProcess.killed(helper, [url.path, type.rawValue.lowercased()], after: .zero)
         for round in 0..<30 {
-            let process = Process()
-            process.executableURL = helper
-            process.arguments = [url.path, type.rawValue.lowercased()]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
             // Into the loop of saves (its first save reported, however long start-up took on a
             // busy machine), then at a random moment: a kill before the loop tests nothing.
-            let first = output.fileHandleForReading.availableData
-            let delay = UInt64.random(in: 0...300_000_000, using: &generator)
-            try await Task.sleep(nanoseconds: delay)
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            kills += process.terminationReason == .uncaughtSignal ? 1 : 0
-            let printed = String(decoding: first + output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let delay = Int64.random(in: 0...300_000_000, using: &generator)
+            let helperRun = try await ChildProcess.killed(helper, [url.path, type.rawValue.lowercased()], after: .nanoseconds(delay))
+            kills += helperRun.signal == SIGKILL ? 1 : 0
+            let printed = String(decoding: helperRun.output, as: UTF8.self)
             if try FileManager.default.contentsOfDirectory(atPath: directory.path).contains(where: { $0.contains("strata-tmp") }) {
                 interrupted += 1
             }
@@ -62,19 +54,6 @@ import Testing
         #expect(previous > 0, "the helper saved at least once")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains("strata-tmp") }
         #expect(leftovers.isEmpty, "opening the store removed the files of interrupted saves")
-    }
-
-    /// Runs the helper until it reports its first save (which writes the ballast), then kills it.
-    static func runUntilFirstSave(_ helper: URL, _ url: URL, _ type: StoreType) throws {
-        let process = Process()
-        process.executableURL = helper
-        process.arguments = [url.path, type.rawValue.lowercased()]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        _ = output.fileHandleForReading.availableData
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
     }
 
     /// The counter and the item indexes of the store.
@@ -112,16 +91,10 @@ import Testing
             try context.save()
         }
         try await coordinator.removePersistentStore(store)
-        let processes = try (1...2).map { worker in
-            let process = Process()
-            process.executableURL = helper
-            process.arguments = [url.path, "sqlite", "increment", "\(increments)", "\(worker)"]
-            process.standardOutput = Pipe()
-            try process.run()
-            return process
-        }
-        for process in processes { process.waitUntilExit() }
-        #expect(processes.allSatisfy { $0.terminationStatus == 0 })
+        async let first = ChildProcess.run(helper, [url.path, "sqlite", "increment", "\(increments)", "1"])
+        async let second = ChildProcess.run(helper, [url.path, "sqlite", "increment", "\(increments)", "2"])
+        let helpers = try await [first, second]
+        #expect(helpers.allSatisfy { $0.status == 0 }, "\(helpers.map { String(decoding: $0.errors, as: UTF8.self) })")
         let (counter, indexes) = try await Self.state(at: url, .sqlite)
         #expect(try await Self.counterCount(at: url) == 1)
         #expect(counter == Int64(2 * increments), "every increment of both processes landed")

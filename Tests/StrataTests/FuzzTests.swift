@@ -85,12 +85,12 @@ import Testing
     /// Core Data's model cache: mutated raw DEFLATE streams and mutated keyed archives. The
     /// inputs are the caches of the shared fixture stores when they are here, and always a keyed
     /// archive Foundation writes.
-    @Test func theModelCacheReaderNeverTraps() throws {
+    @Test func theModelCacheReaderNeverTraps() async throws {
         Self.announce("theModelCacheReaderNeverTraps")
         var deflated: [Data] = []
         if Fixtures.canReadSharedSQLiteStores {
             for store in CoreDataStoreHashTests.stores.map(\.store) {
-                deflated.append(try CoreDataStoreReader.modelCache(ofStoreAt: Fixtures.sharedSQLiteStores.appendingPathComponent(store)))
+                deflated.append(try await CoreDataStoreReader.modelCache(ofStoreAt: Fixtures.sharedSQLiteStores.appendingPathComponent(store)))
             }
         }
         var archives = try deflated.map { try RawInflate.inflate($0, maximumSize: 1 << 24) }
@@ -196,12 +196,12 @@ import Testing
 
     /// Core Data's store metadata (`Z_METADATA.Z_PLIST`), read through Foundation's property list
     /// parser: the fixture stores' lists when they are here, and always one Strata writes.
-    @Test func theStoreMetadataReaderNeverTraps() throws {
+    @Test func theStoreMetadataReaderNeverTraps() async throws {
         Self.announce("theStoreMetadataReaderNeverTraps")
         var inputs = [try CoreDataSQLiteMetadata.row(from: try libraryModel().storeMetadata(forConfigurationName: nil)).plist]
         if Fixtures.canReadSharedSQLiteStores {
             for store in CoreDataSQLiteSchemaTests.stores {
-                inputs.append(try CoreDataStoreReader.metadataPlist(ofStoreAt: Fixtures.sharedSQLiteStores.appendingPathComponent(store)).plist)
+                inputs.append(try await CoreDataStoreReader.metadataPlist(ofStoreAt: Fixtures.sharedSQLiteStores.appendingPathComponent(store)).plist)
             }
         }
         var random = SplitMix64(seed: Self.seed &+ 4)

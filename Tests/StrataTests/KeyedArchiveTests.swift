@@ -8,7 +8,7 @@ import Testing
 /// `$classname`/`$classes`). Strata's archives are read back by an independent reader (Python's
 /// `plistlib`, `Tests/Scripts/keyed-archive.py`), and archives that reader writes in another
 /// object order are read by Strata.
-@Suite(.enabled(if: Fixtures.hasPythonPlistlib, "python3 with plistlib is not here"))
+@Suite(.enabled(if: Fixtures.hasPython3, "python3 is not here"))
 struct KeyedArchiveTests {
     static let script = Fixtures.packageRoot.appendingPathComponent("Tests/Scripts/keyed-archive.py")
 
@@ -23,9 +23,9 @@ struct KeyedArchiveTests {
         .string("nested"): .array([.dictionary([.integer(7): .array([])]), .dictionary([:])]),
     ])
 
-    @Test func strataWritesFoundationsLayoutAnIndependentReaderReads() throws {
+    @Test func strataWritesFoundationsLayoutAnIndependentReaderReads() async throws {
         let archive = try Self.everyKind.keyedArchive()
-        let decoded = try Self.pythonDecode(archive)
+        let decoded = try await Self.pythonDecode(archive)
         #expect(try ArchivedValue(tagged: decoded["value"] as Any) == Self.everyKind)
         let layout = try #require(decoded["layout"] as? [String: Any])
         #expect(layout["archiver"] as? String == "NSKeyedArchiver")
@@ -56,14 +56,14 @@ struct KeyedArchiveTests {
         #expect(try keyed.object(1)?.className == "NSArray")
     }
 
-    @Test func archivesAnotherWriterLaysOutOtherwiseRead() throws {
-        let archive = try Self.pythonEncode(Self.everyKind.tagged)
+    @Test func archivesAnotherWriterLaysOutOtherwiseRead() async throws {
+        let archive = try await Self.pythonEncode(Self.everyKind.tagged)
         #expect(try ArchivedValue(keyedArchive: archive) == Self.everyKind)
     }
 
     /// Generated values of every kind, nested: Strata's archive reads back to the same value with
     /// Strata and with the independent reader; the independent writer's archive reads with Strata.
-    @Test func generatedValuesRoundTripBothWays() throws {
+    @Test func generatedValuesRoundTripBothWays() async throws {
         var random = SplitMix64(seed: 0xA4C1_1FE5)
         for round in 0..<150 {
             let value = Self.randomValue(&random, depth: 0)
@@ -71,8 +71,10 @@ struct KeyedArchiveTests {
             #expect(try ArchivedValue(keyedArchive: archive) == value, "round \(round)")
             #expect(try value.keyedArchive() == archive, "round \(round): equal values give equal bytes")
             if round % 5 == 0 {
-                #expect(try ArchivedValue(tagged: Self.pythonDecode(archive)["value"] as Any) == value, "round \(round)")
-                #expect(try ArchivedValue(keyedArchive: Self.pythonEncode(value.tagged)) == value, "round \(round)")
+                let decoded = try await Self.pythonDecode(archive)
+                let encoded = try await Self.pythonEncode(value.tagged)
+                #expect(try ArchivedValue(tagged: decoded["value"] as Any) == value, "round \(round)")
+                #expect(try ArchivedValue(keyedArchive: encoded) == value, "round \(round)")
             }
         }
     }
@@ -150,23 +152,23 @@ struct KeyedArchiveTests {
         }
     }
 
-    static func pythonDecode(_ archive: Data) throws -> [String: Any] {
+    static func pythonDecode(_ archive: Data) async throws -> [String: Any] {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("archive.plist")
         try archive.write(to: file)
-        let result = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", script.path, "decode", file.path])
+        let result = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", script.path, "decode", file.path])
         guard result.status == 0 else { throw TransformableValueError(.malformedArchive, String(decoding: result.errors, as: UTF8.self)) }
         return try JSONSerialization.jsonObject(with: result.output) as? [String: Any] ?? [:]
     }
 
-    static func pythonEncode(_ tagged: Any) throws -> Data {
+    static func pythonEncode(_ tagged: Any) async throws -> Data {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("archive.plist")
         let input = directory.appendingPathComponent("value.json")
         try JSONSerialization.data(withJSONObject: tagged).write(to: input)
-        let result = try ChildProcess.run(
+        let result = try await ChildProcess.run(
             URL(fileURLWithPath: "/bin/sh"), ["-c", "python3 \"$0\" encode \"$1\" < \"$2\"", script.path, file.path, input.path])
         guard result.status == 0 else { throw TransformableValueError(.malformedArchive, String(decoding: result.errors, as: UTF8.self)) }
         return try Data(contentsOf: file)

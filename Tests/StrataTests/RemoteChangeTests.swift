@@ -166,12 +166,7 @@ import Testing
         let reader = try await Self.open(url)
         let changes = reader.remoteChangeNotifications
         let saves = 40
-        let process = Process()
-        process.executableURL = helper
-        process.arguments = [url.path, "sqlite", "history", "\(saves)", "25"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
+        async let writer = ChildProcess.run(helper, [url.path, "sqlite", "history", "\(saves)", "25"])
 
         // One consumer reads the stream to its end (a stream whose reader is cancelled ends):
         // at each change, the history after the last transaction read, and when it arrived.
@@ -193,9 +188,9 @@ import Testing
         }
         let (transactions, arrivals) = try await consumer.value
         watchdog.cancel()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let written = try await writer
+        #expect(written.status == 0, "\(String(decoding: written.errors, as: UTF8.self))")
+        let printed = String(decoding: written.output, as: UTF8.self)
         var savedAt: [Int64: Double] = [:]
         for line in printed.split(separator: "\n") {
             let parts = line.split(separator: " ")

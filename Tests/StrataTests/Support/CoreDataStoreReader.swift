@@ -17,24 +17,23 @@ enum CoreDataStoreReader {
 
     static let script = Fixtures.packageRoot.appendingPathComponent("Tests/Scripts/read-coredata-store.py")
 
-    static var isAvailable: Bool {
-        (try? run(["-c", "import sqlite3, plistlib, zlib"])) != nil
-    }
+    /// Whether `python3` is here (sqlite3, plistlib and zlib are in its standard library).
+    static var isAvailable: Bool { Fixtures.hasPython3 }
 
     /// The store's `Z_METADATA`, read from a copy so the fixture is never touched.
-    static func metadata(ofStoreAt store: URL) throws -> Metadata {
+    static func metadata(ofStoreAt store: URL) async throws -> Metadata {
         let copy = try copied(store)
         defer { try? FileManager.default.removeItem(at: copy.deletingLastPathComponent()) }
-        return try JSONDecoder().decode(Metadata.self, from: run([script.path, "metadata", copy.path]))
+        return try JSONDecoder().decode(Metadata.self, from: await run([script.path, "metadata", copy.path]))
     }
 
     /// The model cached in the store's `Z_MODELCACHE`, written as an `.xcdatamodel` into `directory`.
-    static func cachedModel(ofStoreAt store: URL, into directory: URL) throws -> URL {
+    static func cachedModel(ofStoreAt store: URL, into directory: URL) async throws -> URL {
         let copy = try copied(store)
         defer { try? FileManager.default.removeItem(at: copy.deletingLastPathComponent()) }
         let model = directory.appendingPathComponent("Cached.xcdatamodel")
         try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
-        _ = try run([script.path, "model", copy.path, model.appendingPathComponent("contents").path])
+        _ = try await run([script.path, "model", copy.path, model.appendingPathComponent("contents").path])
         return model
     }
 
@@ -54,35 +53,35 @@ enum CoreDataStoreReader {
     }
 
     /// The store's `CREATE` statements (from `sqlite_master`) and `Z_PRIMARYKEY` entity rows.
-    static func schema(ofStoreAt store: URL) throws -> Schema {
+    static func schema(ofStoreAt store: URL) async throws -> Schema {
         let copy = try copied(store)
         defer { try? FileManager.default.removeItem(at: copy.deletingLastPathComponent()) }
-        return try JSONDecoder().decode(Schema.self, from: run([script.path, "schema", copy.path]))
+        return try JSONDecoder().decode(Schema.self, from: await run([script.path, "schema", copy.path]))
     }
 
     /// The raw bytes of the store's `Z_METADATA.Z_PLIST`, and its `Z_UUID`.
-    static func metadataPlist(ofStoreAt store: URL) throws -> (plist: Data, uuid: String) {
+    static func metadataPlist(ofStoreAt store: URL) async throws -> (plist: Data, uuid: String) {
         let copy = try copied(store)
         defer { try? FileManager.default.removeItem(at: copy.deletingLastPathComponent()) }
         let out = copy.deletingLastPathComponent().appendingPathComponent("plist.bin")
-        let printed = try JSONDecoder().decode([String: String].self, from: run([script.path, "plist", copy.path, out.path]))
+        let printed = try JSONDecoder().decode([String: String].self, from: await run([script.path, "plist", copy.path, out.path]))
         return (try Data(contentsOf: out), printed["uuid"] ?? "")
     }
 
     /// A metadata property list as Python's plistlib reads it: keys to values, bytes in hex.
-    static func readPlist(_ data: Data) throws -> [String: Any] {
+    static func readPlist(_ data: Data) async throws -> [String: Any] {
         let file = try Fixtures.temporaryDirectory().appendingPathComponent("metadata.plist")
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         try data.write(to: file)
-        return try JSONSerialization.jsonObject(with: run([script.path, "readplist", file.path])) as? [String: Any] ?? [:]
+        return try JSONSerialization.jsonObject(with: await run([script.path, "readplist", file.path])) as? [String: Any] ?? [:]
     }
 
     /// The raw bytes of the store's `Z_MODELCACHE.Z_CONTENT`.
-    static func modelCache(ofStoreAt store: URL) throws -> Data {
+    static func modelCache(ofStoreAt store: URL) async throws -> Data {
         let copy = try copied(store)
         defer { try? FileManager.default.removeItem(at: copy.deletingLastPathComponent()) }
         let out = copy.deletingLastPathComponent().appendingPathComponent("cache.bin")
-        _ = try run([script.path, "cache", copy.path, out.path])
+        _ = try await run([script.path, "cache", copy.path, out.path])
         return try Data(contentsOf: out)
     }
 
@@ -111,10 +110,10 @@ enum CoreDataStoreReader {
     }
 
     /// Every row of every entity and join table: table → rows of column → value.
-    static func rows(ofStoreAt store: URL) throws -> [String: [[String: RawValue]]] {
+    static func rows(ofStoreAt store: URL) async throws -> [String: [[String: RawValue]]] {
         let copy = try copied(store)
         defer { try? FileManager.default.removeItem(at: copy.deletingLastPathComponent()) }
-        return try JSONDecoder().decode([String: [[String: RawValue]]].self, from: run([script.path, "rows", copy.path]))
+        return try JSONDecoder().decode([String: [[String: RawValue]]].self, from: await run([script.path, "rows", copy.path]))
     }
 
     /// A copy of the store with its `-wal` and `-shm` files, in a new temporary directory.
@@ -132,8 +131,8 @@ enum CoreDataStoreReader {
         var description: String
     }
 
-    private static func run(_ arguments: [String]) throws -> Data {
-        let result = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3"] + arguments)
+    private static func run(_ arguments: [String]) async throws -> Data {
+        let result = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3"] + arguments)
         guard result.status == 0 else {
             throw Failure(description: "python3 \(arguments.joined(separator: " ")): " + String(decoding: result.errors, as: UTF8.self))
         }

@@ -33,8 +33,12 @@ enum Fixtures {
         FileManager.default.fileExists(atPath: sharedCompiledModels.path)
     }
 
-    /// Whether `python3` and its `plistlib` are here: the independent reader of keyed archives.
-    static let hasPythonPlistlib = (try? ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", "import plistlib"]).status) == 0
+    /// Whether `python3` is on the PATH: the independent reader of keyed archives, compiled
+    /// models and Core Data's stores (plistlib, sqlite3 and zlib are in its standard library).
+    /// Looked up rather than run: a trait's condition cannot wait for a process.
+    static let hasPython3 = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").contains {
+        FileManager.default.isExecutableFile(atPath: "\($0)/python3")
+    }
 
     /// Every `.xcdatamodeld` bundle below the shared fixtures folder.
     static func sharedBundles() -> [URL] {
