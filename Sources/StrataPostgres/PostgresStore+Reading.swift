@@ -25,6 +25,25 @@ extension PostgresStore {
         }
     }
 
+    /// `Z_PK IN (…)` a chunk of them at a time; every chunk has the same number of parameters
+    /// (the last repeats its last reference), so that one prepared statement serves them all.
+    package func rows(ofEntity layout: EntityLayout, references: [Int64], in snapshot: any IncrementalStoreSnapshot) throws
+        -> [(reference: Int64, row: Row)]
+    {
+        guard let table = mapping.entities[layout.name], let last = references.last else { return [] }
+        let chunkSize = 200
+        let placeholders = (0..<chunkSize).map { "$\($0 + 2)" }.joined(separator: ", ")
+        return try read(snapshot) { connection in
+            var rows: [(reference: Int64, row: Row)] = []
+            for start in stride(from: 0, to: references.count, by: chunkSize) {
+                var chunk = references[start..<min(start + chunkSize, references.count)].map(SQLiteValue.integer)
+                chunk += Array(repeating: .integer(last), count: chunkSize - chunk.count)
+                rows += try self.rows(of: table, where: "t.\"Z_PK\" IN (\(placeholders))", chunk, connection: connection)
+            }
+            return rows
+        }
+    }
+
     /// Counted in SQL when the predicate translates exactly (else the context counts a fetch).
     package func count(ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws -> Int? {
         guard let table = mapping.entities[layout.name], let (condition, values) = exactCondition(predicate, for: table) else { return nil }

@@ -51,7 +51,9 @@ import Testing
             return (keep.objectID, drop.objectID)
         }
         let reader = backgroundContext(coordinator)
-        try await reader.perform { context in _ = try context.fetch(FetchRequest<Tag>()) }
+        // Realised, so that they keep their values until the merge: a fault would fire with
+        // the row of the next fetch (Core Data's row cache).
+        try await reader.perform { context in _ = try context.fetch(FetchRequest<Tag>()).map(\.label) }
         var changes = reader.objectsDidChangeNotifications.makeAsyncIterator()
         let writer = backgroundContext(coordinator)
         var saves = writer.didSaveNotifications.makeAsyncIterator()

@@ -52,7 +52,10 @@ extension ManagedObjectContext {
         var refreshed: Set<ManagedObjectID> = []
         for id in changes.updatedObjectIDs {
             guard let object = graph.registered[id] else { continue }
-            if object.isFault { continue }
+            if object.isFault {
+                object.forgetCachedRow()  // it fires with the merged save's values
+                continue
+            }
             graph.refresh(object, mergeChanges: true)
             refreshed.insert(id)
         }

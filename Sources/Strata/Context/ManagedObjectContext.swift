@@ -61,6 +61,20 @@ public actor ManagedObjectContext {
         set { graph.mergePolicy = newValue }
     }
 
+    /// How old, in seconds, the row a fetch left in a fault may be when the fault fires
+    /// (Core Data's `stalenessInterval`). Negative, the default, as in Core Data: any age — a
+    /// fault a fetch returned fires with the values that fetch read, without asking the store
+    /// again. 0: never — every fault reads the store (the latest generation, unless the context
+    /// is pinned). It does not change objects already fired: refresh or merge them for that.
+    ///
+    /// Strata keeps that row in the object, not in the coordinator: another context's save
+    /// reaches a fault's row when this context merges it (which lets the row go) or refreshes
+    /// the object, not by itself.
+    public var stalenessInterval: Double {
+        get { graph.stalenessInterval }
+        set { graph.stalenessInterval = newValue }
+    }
+
     /// The context's own saves, from now on.
     public nonisolated var didSaveNotifications: AsyncStream<ContextDidSave> { ownSaves.subscribe() }
     /// What changes in the context (its saves, merges and refreshes), from now on.

@@ -406,8 +406,7 @@ extension ObjectGraph {
         guard object.graph === self else { return }
         moveToLatest()
         guard !object.isInserted else { return }
-        let latest = storedRow(for: object.objectID)
-        if mergeChanges, !object.isFault, object.isUpdated || object.isDeleted, let latest {
+        if mergeChanges, !object.isFault, object.isUpdated || object.isDeleted, let latest = storedRow(for: object.objectID) {
             rebasedSinceSave = true
             let mine = object.storage
             object.storage = merge(mine, onto: latest, since: object.snapshot ?? latest, contextWins: true)
@@ -417,7 +416,10 @@ extension ObjectGraph {
             if object.isDeleted { applyDeleteRules(of: object) }
             return
         }
-        guard !object.isFault else { return }
+        guard !object.isFault else {
+            object.forgetCachedRow()  // it reads the latest values when it fires
+            return
+        }
         object.willTurnIntoFault()
         updated[ObjectIdentifier(object)] = nil
         object.isUpdated = false

@@ -1,3 +1,4 @@
+import Dispatch
 import Logging
 import OrderedCollections
 
@@ -48,6 +49,8 @@ final class ObjectGraph {
     /// How many rows the last fetch evaluated its predicate on: what an index saves.
     var rowsConsidered = 0
     var mergePolicy = MergePolicy.error
+    /// See ``ManagedObjectContext/stalenessInterval``.
+    var stalenessInterval: Double = -1
     var transactionAuthor: String?
     var name: String?
     /// Objects the store deleted that a merge policy writes back: saved as inserts.
@@ -178,6 +181,7 @@ final class ObjectGraph {
     /// reads `""` or `0` instead of trapping). It has no stored version, so a save that changes
     /// it meets a conflict.
     func fulfillFault(_ object: ManagedObject) {
+        if fireFromCache(object) { return }
         guard let row = storedRow(for: object.objectID) else {
             // Debug, not error: another context deleting an object this one still holds is
             // ordinary; a store that failed to read says so itself, at error level.
@@ -190,6 +194,23 @@ final class ObjectGraph {
         object.snapshot = row
         object.isFault = false
         object.awakeFromFetch()
+    }
+
+    /// Fires a fault from the row a fetch left in it (Core Data's row cache), unless it holds
+    /// none or the row is older than ``stalenessInterval`` (when that is not negative); returns
+    /// whether it did. A stale row is let go, so that the caller reads the store.
+    func fireFromCache(_ object: ManagedObject) -> Bool {
+        guard object.cachedAt != 0 else { return false }
+        if stalenessInterval >= 0 {
+            let age = Double(DispatchTime.now().uptimeNanoseconds &- object.cachedAt) / 1e9
+            if age > stalenessInterval {
+                object.forgetCachedRow()
+                return false
+            }
+        }
+        object.didFireFromCache()
+        object.awakeFromFetch()
+        return true
     }
 
     func insertNewObject(entityName: String) throws -> ManagedObject {

@@ -26,6 +26,16 @@ struct Generation: Sendable {
         return stores[store]?[id.entityName]?[reference]
     }
 
+    /// Reads the rows of `ids` that are in incremental stores together, ahead of
+    /// ``row(for:)`` (an atomic store's are in memory already).
+    func prefetch(_ ids: [ManagedObjectID]) {
+        var byStore: [String: [ManagedObjectID]] = [:]
+        for id in ids {
+            if case .permanent(let store, _) = id.key, snapshots[store] != nil { byStore[store, default: []].append(id) }
+        }
+        for (store, ids) in byStore { snapshots[store]?.prefetch(ids) }
+    }
+
     /// ``row(for:)`` where it is stored, for a commit's checks: reading a version or one
     /// relationship of a row in a table's columns makes no ``Row``.
     func storedRow(for id: ManagedObjectID) -> StoredRow? {

@@ -29,6 +29,30 @@ final class StoreSnapshot: Sendable {
         }
     }
 
+    /// Reads the rows of those of `ids` not read through this snapshot yet, together (one
+    /// query per entity on the SQL stores): a fetch's prefetching, after which faulting them
+    /// reads nothing more. A store that fails to read says why in the log; the objects are
+    /// then read one at a time when they fire, as without prefetching.
+    func prefetch(_ ids: [ManagedObjectID]) {
+        let missing = cache.withLock { cache in ids.filter { cache[$0] == nil } }
+        var wanted: [String: [Int64]] = [:]
+        for id in missing {
+            if let reference = store.referenceObject(for: id) { wanted[id.entityName, default: []].append(reference) }
+        }
+        for (entityName, references) in wanted {
+            guard let layout = store.managedObjectModel.layout(for: entityName) else { continue }
+            do {
+                let rows = try store.rows(of: layout, references: references, in: snapshot)
+                let space = ObjectIDSpace.make(store: store.identifier, entityName: entityName)
+                cache.withLock { cache in
+                    for (reference, row) in rows { cache[ManagedObjectID(space: space, number: reference)] = row }
+                }
+            } catch {
+                Self.logger.error("cannot prefetch objects from their store", metadata: ["entity": "\(entityName)", "error": "\(error)"])
+            }
+        }
+    }
+
     /// The store's own sorted and windowed answer, when it has one (see
     /// `IncrementalStore.rows(of:matching:sortedBy:offset:limit:in:)`).
     func rows(

@@ -26,14 +26,27 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     public var includesSubentities = true
     /// Whether the context's unsaved inserts, changes and deletes are reflected in the results.
     public var includesPendingChanges = true
-    /// Accepted for Core Data compatibility. Strata's stores keep every row in memory, so there
-    /// is nothing to read in batches: every result object is ready at once.
+    /// Accepted for Core Data compatibility, not used yet: a fetch reads every match at once
+    /// (its objects are faults that hold their rows, so firing them asks the store nothing).
     public var fetchBatchSize = 0
-    /// Accepted for Core Data compatibility. Fetched objects come with their values (the rows are
-    /// at hand, so making faults would only cost a second lookup).
+    /// Whether the objects a fetch registers are returned as faults (Core Data's default,
+    /// `true`): `isFault` until a property is first read, which fires the fault from the row
+    /// this fetch read (see ``ManagedObjectContext/stalenessInterval``) and calls
+    /// `awakeFromFetch()` then. `false` returns them with their values. Objects the context
+    /// had registered already are returned as they are (a fault among them takes this fetch's
+    /// row, and fires now when this is `false`).
     public var returnsObjectsAsFaults = true
-    /// Accepted for Core Data compatibility. Related objects are in memory already; following a
-    /// relationship costs a lookup, not a round trip to a store.
+    /// Whether the fetch keeps the objects' values (Core Data's default, `true`). `false`
+    /// returns faults that hold nothing: each reads the store when it fires. For a context
+    /// that needs the objects, not their values (to delete them, say). Objects are then faults
+    /// whatever ``returnsObjectsAsFaults`` says.
+    public var includesPropertyValues = true
+    /// Relationship key paths (`"author"`, `"books.tags"`) whose objects come with the fetched
+    /// ones (Core Data's prefetching): registered in the context as faults holding their values,
+    /// read one query per entity and step of a path on the SQL stores, so that following the
+    /// relationships asks the store nothing more. Each key must name a relationship of the
+    /// entity the path has reached (``ManagedObjectContext/fetch(_:)`` throws otherwise). Not
+    /// used without ``includesPropertyValues``.
     public var relationshipKeyPathsForPrefetching: [String] = []
     /// For dictionary results: the values each dictionary holds (all attributes when `nil`).
     public var propertiesToFetch: [ExpressionDescription]?

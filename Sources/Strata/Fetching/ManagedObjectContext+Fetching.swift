@@ -1,34 +1,51 @@
+import Dispatch
 import Foundation
 import HashTreeCollections
 import OrderedCollections
 
 extension ManagedObjectContext {
     /// The objects a request describes, read from the latest generation (the one the context is
-    /// pinned to, if it is) and, unless the request says otherwise, its unsaved changes. Each is the context's one object for
-    /// its ID.
+    /// pinned to, if it is) and, unless the request says otherwise, its unsaved changes. Each is
+    /// the context's one object for its ID; those it had not registered are faults that hold
+    /// their values, unless ``FetchRequest/returnsObjectsAsFaults`` is `false`.
     ///
     /// - Throws: ``PersistenceError`` with code `.unknownEntity` when the model has no such
-    ///   entity or its class is not `Result`; ``FetchPredicateError`` for a predicate or sort key that
-    ///   names a key the entity does not have, or that cannot be evaluated.
+    ///   entity or its class is not `Result`, `.unsupportedRequest` for a prefetching key path
+    ///   through something other than relationships; ``FetchPredicateError`` for a predicate or
+    ///   sort key that names a key the entity does not have, or that cannot be evaluated.
     public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
         processPendingChanges()
         graph.beginRead()
         defer { graph.endRead() }
+        try graph.checkPrefetching(request.relationshipKeyPathsForPrefetching, from: graph.layout(for: request))
         let matches = try graph.matches(for: request, sorted: true)
         graph.registered.reserveCapacity(graph.registered.count + matches.count)
         var taken: [ManagedObjectID] = []
         defer { graph.announce(taken, registered: true) }  // to each incremental store, once
-        return matches.compactMap { ref in
+        let values = request.includesPropertyValues
+        let asFaults = request.returnsObjectsAsFaults || !values
+        let now = DispatchTime.now().uptimeNanoseconds
+        let objects = matches.map { ref in
             let object: ManagedObject
             if let registered = graph.registered[ref.id] {
                 object = registered
+                guard object.isFault else { return object }
+                if values { object.cache(ref.stored, at: now) }
+            } else if asFaults {
+                object = graph.register(id: ref.id, stored: nil, layout: ref.layout, announcing: false)
+                if values { object.cache(ref.stored, at: now) }
+                taken.append(ref.id)
             } else {
                 object = graph.register(id: ref.id, stored: ref.stored, layout: ref.layout, announcing: false)
                 taken.append(ref.id)
             }
-            if object.isFault { graph.fulfillFault(object) }
-            return object as? Result
+            if !asFaults, object.isFault { graph.fulfillFault(object) }
+            return object
         }
+        if values, !request.relationshipKeyPathsForPrefetching.isEmpty {
+            graph.prefetch(request.relationshipKeyPathsForPrefetching, from: objects, at: now)
+        }
+        return objects.compactMap { $0 as? Result }
     }
 
     /// The IDs of the objects a request describes (Core Data's `.managedObjectIDResultType`),

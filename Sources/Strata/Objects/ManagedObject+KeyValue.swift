@@ -153,10 +153,12 @@ extension ManagedObject {
         return slot
     }
 
-    /// Loads a fault's values before they are read or written, from the latest generation
+    /// Loads a fault's values before they are read or written: from the row the fetch that
+    /// made it read, if it holds one that is not stale; otherwise from the latest generation
     /// unless the context is pinned to one.
     func willAccessValues() {
         guard isFault, let graph else { return }
+        if graph.fireFromCache(self) { return }
         graph.beginRead()
         defer { graph.endRead() }
         graph.fulfillFault(self)

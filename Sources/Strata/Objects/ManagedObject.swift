@@ -86,6 +86,41 @@ open class ManagedObject {
         stored = .column(columns, position)
     }
 
+    /// For a fault that holds the row a fetch read for it (Core Data's row cache): when it was
+    /// read, in nanoseconds of uptime; 0 when the object holds no such row.
+    private(set) var cachedAt: UInt64 = 0
+
+    /// Makes the object (a fault) hold `row`, read by a fetch at `time`: it fires from it
+    /// without asking the store again (``ObjectGraph/fireFromCache(_:)``).
+    func cache(_ row: StoredRow, at time: UInt64) {
+        switch row {
+        case .row(let row):
+            values = row
+            ownsValues = true
+            stored = .row(row)
+        case .column(let columns, let position):
+            values = Row(attributes: [], relationships: [], version: 0)
+            ownsValues = false
+            stored = .column(columns, position)
+        }
+        cachedAt = max(time, 1)
+    }
+
+    /// Lets go of the row a fault holds: it reads the store when it fires.
+    func forgetCachedRow() {
+        guard cachedAt != 0 else { return }
+        values = Row(emptyFor: layout)
+        ownsValues = true
+        stored = .none
+        cachedAt = 0
+    }
+
+    /// Marks a fault that holds its row as fired: its values are that row.
+    func didFireFromCache() {
+        cachedAt = 0
+        isFault = false
+    }
+
     /// Makes a snapshot still in columns a row of the object's own, shared by the snapshot and
     /// the values (unless they were replaced).
     private func materialize() {

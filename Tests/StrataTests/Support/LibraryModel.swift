@@ -1,4 +1,6 @@
+import DirectoryStore
 import Foundation
+import JSONLinesStore
 import OrderedCollections
 import Strata
 import StrataPostgres
@@ -71,11 +73,14 @@ func libraryModel() throws -> ManagedObjectModel {
     }
 }
 
-/// A coordinator with one in-memory store.
+/// A coordinator with one store of `kind` (in memory by default; a file in
+/// ``ScratchStores/folder()``; a schema of the PostgreSQL test server).
 func makeCoordinator(_ model: ManagedObjectModel, _ kind: StoreKind = .inMemory) async throws -> PersistentStoreCoordinator {
     let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
     if kind.isPersistent {
         PostgresStore.register()
+        JSONLinesStore.register()
+        DirectoryStore.register()
         let url = kind == .postgres
             ? try await PostgresTestServer.newStoreURL() : try ScratchStores.folder().appendingPathComponent("\(UUID().uuidString).\(kind.rawValue)")
         try await coordinator.addPersistentStore(type: kind.type, at: url)

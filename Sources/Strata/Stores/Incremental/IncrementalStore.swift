@@ -152,6 +152,21 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
         return try row(from: node, layout: layout, snapshot: snapshot)
     }
 
+    /// The rows of the objects of one entity (not its subentities) among `references`, read
+    /// together where the store can (a fetch's prefetching: one query per entity on the SQL
+    /// stores); those the store does not have are left out.
+    func rows(
+        of layout: EntityLayout, references: [Int64], in snapshot: any IncrementalStoreSnapshot
+    ) throws -> [(reference: Int64, row: Row)] {
+        if let store = self as? any PackageIncrementalStore { return try store.rows(ofEntity: layout, references: references, in: snapshot) }
+        var rows: [(reference: Int64, row: Row)] = []
+        for reference in references {
+            let id = newObjectID(for: layout.entity, referenceObject: reference)
+            if let row = try row(for: id, layout: layout, in: snapshot) { rows.append((reference, row)) }
+        }
+        return rows
+    }
+
     /// Every object of one entity (not its subentities) that may match `predicate`, with its row.
     func rows(
         of layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot

@@ -30,6 +30,12 @@ package protocol PackageIncrementalStore: IncrementalStore {
     /// reads. Called on the reading context's thread.
     func row(forObject id: ManagedObjectID, layout: EntityLayout, in snapshot: any IncrementalStoreSnapshot) throws -> Row?
 
+    /// The rows of the objects of one entity (not its subentities) among `references`, as
+    /// `snapshot` has them, read together: what a fetch prefetches. Those the store does not
+    /// have are left out. Called on the fetching context's thread.
+    func rows(ofEntity layout: EntityLayout, references: [Int64], in snapshot: any IncrementalStoreSnapshot) throws
+        -> [(reference: Int64, row: Row)]
+
     /// The objects of one entity (not its subentities) that match `predicate` exactly, sorted
     /// by `sort` (attribute name, ascending) with `offset` and `limit` (0: none) applied, when the
     /// store can sort as the context does; `nil` when it cannot, and the context sorts and

@@ -423,6 +423,13 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         try readRow(for: id, layout: layout, in: snapshot)
     }
 
+    /// The objects' rows, `Z_PK IN (…)` a chunk of them at a time.
+    override func rows(
+        of layout: EntityLayout, references: [Int64], in snapshot: any IncrementalStoreSnapshot
+    ) throws -> [(reference: Int64, row: Row)] {
+        try readRows(of: layout, references: references, in: snapshot)
+    }
+
     /// The entity's rows that may match `predicate`, narrowed in SQL as far as it translates.
     override func rows(
         of layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot

@@ -1,0 +1,87 @@
+import Foundation
+import Strata
+import Testing
+
+/// Core Data's `relationshipKeyPathsForPrefetching` (issue 30, item 3): the objects the key
+/// paths reach come with the fetch — registered in the context, holding their values as the
+/// fetch read them (they fire from those, as any fetched fault at the default
+/// `stalenessInterval`), so that walking the relationships asks the store nothing more.
+@Suite struct PrefetchingTests {
+    /// Two authors with two books each; every book has a chapter and the tag "shelf".
+    static func library(_ kind: StoreKind) async throws -> PersistentStoreCoordinator {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
+        try await backgroundContext(coordinator).perform { context in
+            let shelf = try Tag(context: context)
+            shelf.label = "shelf"
+            for name in ["Ann", "Bo"] {
+                let author = try Author(context: context)
+                author.name = name
+                for number in 1...2 {
+                    let book = try Book(context: context)
+                    book.title = "\(name) \(number)"
+                    book.author = author
+                    book.tags = [shelf]
+                    let chapter = try Chapter(context: context)
+                    chapter.title = "one of \(book.title)"
+                    chapter.book = book
+                }
+            }
+            try context.save()
+        }
+        return coordinator
+    }
+
+    /// Renames every chapter and tag and retitles every book, in a context of its own.
+    static func changeEverything(_ coordinator: PersistentStoreCoordinator) async throws {
+        try await backgroundContext(coordinator).perform { context in
+            for chapter in try context.fetch(FetchRequest<Chapter>()) { chapter.title = "changed" }
+            for tag in try context.fetch(FetchRequest<Tag>()) { tag.label = "changed" }
+            for book in try context.fetch(FetchRequest<Book>()) { book.title = "changed" }
+            try context.save()
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func prefetchedObjectsComeWithTheFetchAndHoldItsValues(_ kind: StoreKind) async throws {
+        let coordinator = try await Self.library(kind)
+        let context = backgroundContext(coordinator)
+        let registered = try await context.perform { context in
+            var request = FetchRequest<Author>(sortDescriptors: [.ascending("name")])
+            request.relationshipKeyPathsForPrefetching = ["books.chapters", "books.tags"]
+            let authors = try context.fetch(request)
+            #expect(authors.count == 2)
+            return context.registeredObjects.map(\.entity.name).sorted()
+        }
+        #expect(registered == ["Author", "Author", "Book", "Book", "Book", "Book", "Chapter", "Chapter", "Chapter", "Chapter", "Tag"])
+        try await Self.changeEverything(coordinator)
+        try await context.perform { context in
+            for author in try context.fetch(FetchRequest<Author>()) {
+                for book in author.books {
+                    #expect(book.title.hasPrefix(author.name), "the book as the prefetching fetch read it")
+                    #expect(book.chapters.map(\.title) == ["one of \(book.title)"])
+                    #expect(book.tags.map(\.label) == ["shelf"])
+                }
+            }
+        }
+    }
+
+    @Test func withoutPrefetchingOnlyTheFetchedObjectsAreRegistered() async throws {
+        let coordinator = try await Self.library(.sqlite)
+        try await backgroundContext(coordinator).perform { context in
+            _ = try context.fetch(FetchRequest<Author>())
+            #expect(context.registeredObjects.allSatisfy { $0.entity.name == "Author" })
+        }
+    }
+
+    @Test func aKeyThatIsNotARelationshipIsRefused() async throws {
+        let coordinator = try await Self.library(.inMemory)
+        try await backgroundContext(coordinator).perform { context in
+            for keyPath in ["name", "books.title", "books.nothing", "books..tags"] {
+                var request = FetchRequest<Author>()
+                request.relationshipKeyPathsForPrefetching = [keyPath]
+                let error = #expect(throws: PersistenceError.self) { try context.fetch(request) }
+                #expect(error?.code == .unsupportedRequest, "\(keyPath)")
+            }
+        }
+    }
+}
