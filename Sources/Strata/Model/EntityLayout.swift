@@ -30,6 +30,9 @@ package final class EntityLayout: Sendable {
     let temporaryIDSpace: ObjectIDSpace
     /// Whether every property is stored: then an object's values, once saved, are its row.
     let storesEveryProperty: Bool
+    /// The keys the entity's class computes (``ManagedObject/computedKeys``), but for those the
+    /// entity models.
+    let computedKeys: [String: ComputedKey]
 
     init(entity: EntityDescription, entities: [String: EntityDescription]) {
         self.entity = entity
@@ -38,6 +41,9 @@ package final class EntityLayout: Sendable {
         var slots: [String: Slot] = [:]
         for (index, attribute) in attributes.enumerated() { slots[attribute.name] = .attribute(index) }
         for (index, relationship) in relationships.enumerated() { slots[relationship.name] = .relationship(index) }
+        var computed: [String: ComputedKey] = [:]
+        for key in entity.managedObjectClass.computedKeys where slots[key.name] == nil { computed[key.name] = key }
+        computedKeys = computed
         self.slots = slots
 
         var root = entity

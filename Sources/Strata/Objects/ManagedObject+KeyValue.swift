@@ -10,12 +10,17 @@ extension ManagedObject {
     /// (Core Data's keyed archive by default: `[Any]`, `[String: Any]`, `String`, … as
     /// ``ArchivedValue/anyValue`` gives them).
     ///
-    /// - Throws: ``ValidationError`` with code `.unknownKey` when the entity has no such property;
+    /// A key the class computes (``computedKeys``) gives what its property does, as Core Data's
+    /// key-value coding calls a subclass's accessor.
+    ///
+    /// - Throws: ``ValidationError`` with code `.unknownKey` when the entity has no such property
+    ///   and the class computes no such key;
     ///   ``StoreError`` with code `.missingExternalData` for binary data whose file the store
     ///   could not read (``ExternalDataReference``); ``TransformableValueError`` for a
     ///   transformable value its transformer cannot give (an archive of an unknown class, an
-    ///   unregistered transformer).
+    ///   unregistered transformer); what a computed key's closure throws.
     public func value(forKey key: String) throws -> Any? {
+        if layout.slots[key] == nil, let computed = layout.computedKeys[key] { return try computed.value(of: self) }
         switch try slot(forKey: key) {
         case .attribute(let index):
             let value = attributeValue(at: index)

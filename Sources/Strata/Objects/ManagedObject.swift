@@ -178,6 +178,10 @@ open class ManagedObject {
     /// Whether the object was inserted, changed or deleted since its context last saved.
     public var hasChanges: Bool { isInserted || isUpdated || isDeleted }
 
+    /// The keys this class computes (see ``ComputedKey``); none by default. Return the
+    /// superclass's too (`super.computedKeys + […]`) to keep them.
+    open class var computedKeys: [ComputedKey] { [] }
+
     // MARK: Lifecycle, for subclasses
 
     /// Called once, when the object is first inserted into a context. Set initial values here.

@@ -21,6 +21,13 @@ struct ObjectRef {
 /// Where evaluation finds the objects that relationships point at.
 protocol ObjectSource {
     func object(for id: ManagedObjectID) -> ObjectRef?
+    /// The managed object of `ref`, for a key its class computes (``ComputedKey``); `nil` where
+    /// there are no managed objects (a migration's rows), and the key then reads as `nil`.
+    func managedObject(for ref: ObjectRef) -> ManagedObject?
+}
+
+extension ObjectSource {
+    func managedObject(for ref: ObjectRef) -> ManagedObject? { nil }
 }
 
 /// A value while a predicate is evaluated: a constant's value, or what a key path reached.

@@ -84,6 +84,8 @@ extension ValueExpression {
     private static func destination(of key: String, in entity: EntityLayout, model: ManagedObjectModel) throws -> EntityLayout? {
         switch entity.slots[key] {
         case nil:
+            // A computed key's value is known only when it is read: nothing after it is checked.
+            if entity.computedKeys[key] != nil { return nil }
             throw FetchPredicateError(.unknownKey, "the entity \(entity.name) has no key '\(key)'")
         case .attribute:
             return nil

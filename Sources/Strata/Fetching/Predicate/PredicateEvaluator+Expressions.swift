@@ -59,6 +59,17 @@ extension PredicateEvaluator {
         }
     }
 
+    /// A computed key's value for an object, as a predicate's value.
+    private func computedValue(_ key: ComputedKey, of ref: ObjectRef) throws -> EvaluationValue {
+        guard let object = source.managedObject(for: ref) else { return .null }
+        let value = try key.value(of: object)
+        do {
+            return EvaluationValue(try PredicateValue(argument: value))
+        } catch {
+            throw FetchPredicateError(.evaluation, "the computed key '\(key.name)' of \(ref.layout.name) gives a value a predicate cannot compare: \(error)")
+        }
+    }
+
     /// A key of a value: a property of an object, `length` of a string, or the key of every
     /// element of a collection (flattened, so that key paths across to-many relationships give
     /// one collection).
@@ -66,6 +77,7 @@ extension PredicateEvaluator {
         switch base {
         case .object(let ref):
             guard let slot = ref.layout.slots[key] else {
+                if let computed = ref.layout.computedKeys[key] { return try computedValue(computed, of: ref) }
                 throw FetchPredicateError(.unknownKey, "the entity \(ref.layout.name) has no key '\(key)'")
             }
             switch slot {
