@@ -21,6 +21,13 @@ public struct AttributeDescription: Sendable, Hashable {
     public var maximumLength: Int?
     /// A regular expression that the whole of a string value must match.
     public var regularExpression: String?
+    /// Predicates a value must satisfy when saved, `SELF` being the value (Core Data's
+    /// `validationPredicates`): `SELF > 0`, `length >= 3`. A `nil` value is not checked.
+    /// Set with ``setValidationPredicates(_:withValidationWarnings:)``.
+    public internal(set) var validationPredicates: [FetchPredicate] = []
+    /// What a save reports for each of ``validationPredicates`` a value breaks (Core Data's
+    /// `validationWarnings`), one per predicate.
+    public internal(set) var validationWarnings: [String] = []
     /// The name the attribute had in an earlier model version; used by migration.
     public var renamingIdentifier: String?
     /// Folded into the version hash, to mark a change the hash would not otherwise see.

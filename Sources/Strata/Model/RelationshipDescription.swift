@@ -20,6 +20,13 @@ public struct RelationshipDescription: Sendable, Hashable {
     /// code write it, a negative number) for no maximum. A to-one's is always 1.
     public var maxCount: Int
     public var isTransient: Bool
+    /// Predicates the relationship's value must satisfy when saved, `SELF` being the object
+    /// (to-one) or the objects (to-many): `@count <= 3` (Core Data's `validationPredicates`).
+    /// An empty relationship is not checked. Set with
+    /// ``setValidationPredicates(_:withValidationWarnings:)``.
+    public internal(set) var validationPredicates: [FetchPredicate] = []
+    /// What a save reports for each of ``validationPredicates`` the value breaks.
+    public internal(set) var validationWarnings: [String] = []
     public var renamingIdentifier: String?
     public var versionHashModifier: String?
     public var userInfo: [String: String]

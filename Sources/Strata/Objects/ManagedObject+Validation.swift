@@ -60,6 +60,30 @@ extension ManagedObject {
         if let pattern = attributes[index].regularExpression, case .string(let string) = value, !Self.wholeMatch(string, pattern) {
             fail(.patternMismatch, "the value does not match the pattern \(pattern)")
         }
+        if !attributes[index].validationPredicates.isEmpty {
+            errors += predicateProblems(
+                attributes[index].validationPredicates, attributes[index].validationWarnings, key: attributes[index].name,
+                on: EvaluationValue(value))
+        }
+        return errors
+    }
+
+    /// The validation predicates `value` breaks (`SELF` being the value), each reported with
+    /// its warning; one that cannot be evaluated is reported as broken, saying why.
+    func predicateProblems(_ predicates: [FetchPredicate], _ warnings: [String], key: String, on value: EvaluationValue) -> [ValidationError] {
+        guard let graph else { return [] }
+        let evaluator = PredicateEvaluator(source: ContextObjectSource(graph: graph, includesPendingChanges: true))
+        var errors: [ValidationError] = []
+        for (index, predicate) in predicates.enumerated() {
+            let message: String
+            do {
+                if try evaluator.evaluate(predicate, on: value) { continue }
+                message = warnings[index]
+            } catch {
+                message = "the validation predicate \(predicate) cannot be evaluated: \(error)"
+            }
+            errors.append(ValidationError(.predicateFailed, entity: entity.name, key: key, objectID: objectID, message))
+        }
         return errors
     }
 
@@ -84,6 +108,13 @@ extension ManagedObject {
                     fail(.tooFewObjects, name, "it holds no object, fewer than the minimum of \(minCount)")
                 }
                 continue
+            }
+            if !relationships[index].validationPredicates.isEmpty, let graph {
+                let source = ContextObjectSource(graph: graph, includesPendingChanges: true)
+                let targets = storage.relationships[index].objectIDs.compactMap { source.object(for: $0) }.map(EvaluationValue.object)
+                errors += predicateProblems(
+                    relationships[index].validationPredicates, relationships[index].validationWarnings, key: name,
+                    on: isToMany ? .collection(targets) : targets.first ?? .null)
             }
             guard isToMany else { continue }
             if minCount > 0, count < minCount {

@@ -12,6 +12,7 @@ public struct ValidationError: Error, Hashable, Sendable, CustomStringConvertibl
         private enum Base: String, Hashable, Sendable {
             case unknownKey, wrongType, missingValue, valueTooSmall, valueTooLarge, tooShort, tooLong
             case patternMismatch, tooFewObjects, tooManyObjects, deleteDenied, wrongContext, multipleErrors
+            case predicateFailed
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -30,6 +31,9 @@ public struct ValidationError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let tooLong = Code(.tooLong)
         /// A string does not match its attribute's regular expression.
         public static let patternMismatch = Code(.patternMismatch)
+        /// A value breaks one of its property's validation predicates; the message is that
+        /// predicate's warning (Core Data's `validationWarnings`).
+        public static let predicateFailed = Code(.predicateFailed)
         /// A to-many relationship holds fewer objects than its minimum count.
         public static let tooFewObjects = Code(.tooFewObjects)
         /// A to-many relationship holds more objects than its maximum count.
