@@ -20,18 +20,24 @@ public struct EntityDescription: Sendable, Hashable {
         }
     }
     /// Abstract entities have no objects of their own, only through their subentities.
-    public var isAbstract: Bool
+    public var isAbstract: Bool { didSet { forgetVersionHash() } }
     /// The parent entity's name, for an entity that inherits from another.
-    public var superentityName: String?
-    public var attributes: [AttributeDescription]
-    public var relationships: [RelationshipDescription]
+    public var superentityName: String? {
+        didSet {
+            forgetVersionHash()
+            resolvedSuperentityHash = nil
+            resolvedInheritedPropertyHashes = [:]
+        }
+    }
+    public var attributes: [AttributeDescription] { didSet { forgetVersionHash() } }
+    public var relationships: [RelationshipDescription] { didSet { forgetVersionHash() } }
     /// Sets of property names whose values together must be unique among the entity's objects.
-    public var uniquenessConstraints: [[String]]
+    public var uniquenessConstraints: [[String]] { didSet { forgetVersionHash() } }
     public var indexes: [FetchIndexDescription]
     /// The name the entity had in an earlier model version; used by migration.
     public var renamingIdentifier: String?
     /// Folded into the version hash, to mark a change the hash would not otherwise see.
-    public var versionHashModifier: String?
+    public var versionHashModifier: String? { didSet { forgetVersionHash() } }
     public var userInfo: [String: String]
     /// Properties whose values are the results of a fetch (Core Data's fetched properties).
     public var fetchedProperties: [FetchedPropertyDescription] = []
@@ -49,6 +55,10 @@ public struct EntityDescription: Sendable, Hashable {
     var resolvedLegacyVersionHash: Data?
     /// Its stored properties' hashes, set by the model (see ``propertyVersionHashes``).
     var resolvedPropertyHashes: [String: Data] = [:]
+    /// Its parent's version hash and the hashes of what it inherits, set by the model: kept
+    /// when the entity changes afterwards, so that ``versionHash`` follows the change.
+    var resolvedSuperentityHash: Data?
+    var resolvedInheritedPropertyHashes: [String: Data] = [:]
     private var classReference: ClassReference
 
     public init(
@@ -80,14 +90,35 @@ public struct EntityDescription: Sendable, Hashable {
     }
 
     /// The entity's version hash, byte for byte Core Data's: SHA-256 over what decides how its
-    /// objects are stored (see ``ManagedObjectModel/entityVersionHashesByName``). Empty until
-    /// the entity is part of a model.
-    public var versionHash: Data { resolvedVersionHash ?? Data() }
+    /// objects are stored (see ``ManagedObjectModel/entityVersionHashesByName``).
+    ///
+    /// As Core Data's, it is there before the entity is part of a model and follows every
+    /// change (its ``versionHashModifier`` among them). Outside a model, an entity knows no
+    /// parent: a superentity it names adds nothing until a model resolves it (an entity taken
+    /// from a model and changed keeps its parent's hash and what it inherits), and a
+    /// relationship is its own inverse when it names itself and points at this entity.
+    public var versionHash: Data {
+        resolvedVersionHash ?? computeVersionHash(superentityHash: resolvedSuperentityHash, propertyHashes: propertyVersionHashes)
+    }
 
     /// The version hashes of the entity's stored properties, inherited ones included, by
-    /// name: what its ``versionHash`` covers (transient properties have none). Empty until the
-    /// entity is part of a model.
-    public var propertyVersionHashes: [String: Data] { resolvedPropertyHashes }
+    /// name: what its ``versionHash`` covers (transient properties have none). Outside a
+    /// model, those of its own properties (see ``versionHash``).
+    public var propertyVersionHashes: [String: Data] {
+        if resolvedVersionHash != nil { return resolvedPropertyHashes }
+        var hashes = resolvedInheritedPropertyHashes
+        for attribute in attributes where !attribute.isTransient { hashes[attribute.name] = attribute.versionHash }
+        for relationship in relationships where !relationship.isTransient {
+            let isOwnInverse = relationship.inverseName == relationship.name && relationship.destinationEntityName == name
+            hashes[relationship.name] = relationship.versionHash(isOwnInverse: isOwnInverse)
+        }
+        return hashes
+    }
+
+    /// After a change to what the version hash covers: the model's hash no longer holds.
+    private mutating func forgetVersionHash() {
+        resolvedVersionHash = nil
+    }
 
     /// The hash Strata wrote for the entity before it used Core Data's algorithm.
     var legacyVersionHash: Data { resolvedLegacyVersionHash ?? Data() }

@@ -29,6 +29,10 @@ struct ModelResolver {
                 try normalizeValues(of: &entity.attributes[index], in: entity)
             }
             let ancestors = try ancestors(of: entity)
+            // An entity taken from another model comes with what it inherited there: this
+            // model's ancestors decide anew.
+            entity.inheritedAttributes = []
+            entity.inheritedRelationships = []
             for ancestor in ancestors.reversed() {
                 entity.inheritedAttributes += ancestor.attributes
                 entity.inheritedRelationships += ancestor.relationships
@@ -55,6 +59,10 @@ struct ModelResolver {
             resolved[index].resolvedVersionHash = versionHash(of: name)
             resolved[index].resolvedLegacyVersionHash = legacyVersionHash(of: name)
             resolved[index].resolvedPropertyHashes = propertyHashes(of: name)
+            if let parent = resolved[index].superentityName {
+                resolved[index].resolvedSuperentityHash = versionHash(of: parent)
+                resolved[index].resolvedInheritedPropertyHashes = propertyHashes(of: parent)
+            }
         }
         return resolved
     }

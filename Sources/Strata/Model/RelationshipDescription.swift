@@ -6,7 +6,15 @@ public struct RelationshipDescription: Sendable, Hashable {
     /// The relationship on the destination entity that points back. Strata keeps both sides
     /// in step: setting one side updates the other.
     public var inverseName: String?
-    public var isToMany: Bool
+    /// Whether the relationship holds many objects: as in Core Data, whenever ``maxCount`` is
+    /// not 1. Setting it makes ``maxCount`` 1 (to-one) or, from 1, 0 (to-many, unbounded).
+    public var isToMany: Bool {
+        get { maxCount != 1 }
+        set {
+            guard newValue != isToMany else { return }
+            maxCount = newValue ? 0 : 1
+        }
+    }
     /// For a to-many relationship, whether its objects keep the order they were added in.
     public var isOrdered: Bool
     public var deleteRule: DeleteRule
@@ -16,8 +24,9 @@ public struct RelationshipDescription: Sendable, Hashable {
     /// to-one keeps the minimum its model file gives (older Xcode versions write 1 on optional
     /// to-ones): it plays no part in validation, only in the version hash, as in Core Data.
     public var minCount: Int
-    /// The most objects a to-many relationship may hold when saved; 0 (or, as models built in
-    /// code write it, a negative number) for no maximum. A to-one's is always 1.
+    /// The most objects the relationship may hold: 1 makes it a to-one (Core Data's rule,
+    /// which ``isToMany`` follows); for a to-many, the most it may hold when saved, 0 (or, as
+    /// models built in code write it, a negative number) for no maximum.
     public var maxCount: Int
     public var isTransient: Bool
     /// Predicates the relationship's value must satisfy when saved, `SELF` being the object
@@ -49,12 +58,12 @@ public struct RelationshipDescription: Sendable, Hashable {
         self.name = name
         self.destinationEntityName = destination
         self.inverseName = inverse
-        self.isToMany = isToMany
         self.isOrdered = isOrdered
         self.deleteRule = deleteRule
         self.isOptional = isOptional
         self.minCount = minCount
-        self.maxCount = maxCount
+        // A to-one's maximum is 1; a to-many given a maximum of 1 is a to-one, as in Core Data.
+        self.maxCount = isToMany ? maxCount : 1
         self.isTransient = isTransient
         self.renamingIdentifier = renamingIdentifier
         self.versionHashModifier = versionHashModifier

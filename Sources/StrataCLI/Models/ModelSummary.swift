@@ -136,7 +136,7 @@ struct ModelSummary: Encodable {
             for relationship in entity.relationships {
                 var traits = [relationship.cardinality + (relationship.isOrdered ? " ordered" : "")]
                 traits.append(relationship.isOptional ? "optional" : "required")
-                if relationship.minCount > 0 || relationship.maxCount > 0 {
+                if relationship.cardinality == "to-many", relationship.minCount > 0 || relationship.maxCount > 0 {
                     traits.append("count \(relationship.minCount)…\(relationship.maxCount > 0 ? String(relationship.maxCount) : "")")
                 }
                 traits.append("delete rule \(relationship.deleteRule)")
