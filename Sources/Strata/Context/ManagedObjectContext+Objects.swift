@@ -48,8 +48,10 @@ extension ManagedObjectContext {
     /// inverses and cascade), then posts one ``ObjectsDidChange`` with the objects inserted,
     /// updated and deleted since the last one (none when nothing changed). Like Core Data, the
     /// context calls it at the end of each ``perform(_:)`` block, and before it saves or fetches.
+    /// With an ``undoManager``, what changed since the last call becomes one undo group.
     public func processPendingChanges() {
         graph.processPendingChanges()
+        graph.registerUndoGroup()
         guard !graph.unprocessed.isEmpty else { return }
         changes.send(graph.unprocessed.take())
     }
@@ -73,12 +75,14 @@ extension ManagedObjectContext {
     /// Throws away every unsaved change.
     public func rollback() {
         graph.rollback()
+        graph.forgetUndo()
     }
 
     /// Lets every object go (objects the caller still holds no longer belong to the context)
     /// and moves the context to the coordinator's latest generation.
     public func reset() {
         graph.reset()
+        graph.forgetUndo()
     }
 
     /// Reloads an object from the latest generation. With `mergeChanges`, its unsaved changes

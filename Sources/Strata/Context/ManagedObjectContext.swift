@@ -75,6 +75,25 @@ public actor ManagedObjectContext {
         set { graph.stalenessInterval = newValue }
     }
 
+    /// The context's undo manager (Core Data's `undoManager`): `nil` by default, as for Core
+    /// Data's contexts on iOS and every background context, so that nothing is recorded. Given
+    /// one, the context registers every change made in it — attribute values, relationships on
+    /// both sides, inserts, deletes and what their delete rules do — one group per
+    /// ``processPendingChanges()`` (the end of each `perform` block), nested in the group the
+    /// caller has open, if any. `undo()` puts the objects back as they were, and their inserted,
+    /// deleted and updated state with them; `redo()` does the change again. Use it inside the
+    /// context's `perform`, as the objects it restores. A rollback or reset empties it.
+    ///
+    /// Merges of other contexts' saves, refreshes and faults firing are not changes made in the
+    /// context: they are not registered.
+    public var undoManager: UndoManager? {
+        get { graph.undoManager }
+        set {
+            graph.undoManager = newValue
+            graph.undoJournal = [:]
+        }
+    }
+
     /// The context's own saves, from now on.
     public nonisolated var didSaveNotifications: AsyncStream<ContextDidSave> { ownSaves.subscribe() }
     /// What changes in the context (its saves, merges and refreshes), from now on.

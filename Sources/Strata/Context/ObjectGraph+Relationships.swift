@@ -9,6 +9,7 @@ extension ObjectGraph {
         let old = OrderedSet(source.storage.relationships[index].objectIDs)
         let new: RelationshipTargets = relationship.isToMany ? .toMany(targets) : .toOne(targets.first)
         guard source.storage.relationships[index] != new else { return }
+        willChange(source)
         source.storage.relationships[index] = new
         didChange(source)
 
@@ -28,10 +29,12 @@ extension ObjectGraph {
         guard !object.isFault else { return }  // gone from the store: nothing to take out
         switch object.storage.relationships[index] {
         case .toOne(id):
+            willChange(object)
             object.storage.relationships[index] = .toOne(nil)
             didChange(object)
         case .toMany(var ids):
             guard ids.contains(id) else { return }
+            willChange(object)
             object.storage.relationships[index] = .toOne(nil)  // so that `ids` is not copied on write
             ids.remove(id)
             object.storage.relationships[index] = .toMany(ids)
@@ -54,10 +57,12 @@ extension ObjectGraph {
             if let previous {
                 remove(target.objectID, from: object(for: previous), at: forwardIndex)
             }
+            willChange(target)
             target.storage.relationships[inverseIndex] = .toOne(source.objectID)
             didChange(target)
         case .toMany(var ids):
             guard !ids.contains(source.objectID) else { return }
+            willChange(target)
             target.storage.relationships[inverseIndex] = .toOne(nil)  // so that `ids` is not copied on write
             ids.append(source.objectID)
             target.storage.relationships[inverseIndex] = .toMany(ids)

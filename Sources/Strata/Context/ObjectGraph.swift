@@ -51,6 +51,12 @@ final class ObjectGraph {
     var mergePolicy = MergePolicy.error
     /// See ``ManagedObjectContext/stalenessInterval``.
     var stalenessInterval: Double = -1
+    /// See ``ManagedObjectContext/undoManager`` (`ObjectGraph+Undo.swift`).
+    var undoManager: UndoManager?
+    /// Each object changed since the last undo group, as it was before (``willChange(_:)``).
+    var undoJournal: [ObjectIdentifier: UndoState] = [:]
+    /// Whether an undo or redo is restoring objects: what it changes is not recorded again.
+    var isApplyingUndo = false
     var transactionAuthor: String?
     var name: String?
     /// Objects the store deleted that a merge policy writes back: saved as inserts.
@@ -228,6 +234,7 @@ final class ObjectGraph {
 
     /// Registers a newly made object as inserted.
     func didInsert(_ object: ManagedObject) {
+        willInsert(object)
         registered[object.objectID] = object
         object.isInserted = true
         inserted[ObjectIdentifier(object)] = object
@@ -249,6 +256,7 @@ final class ObjectGraph {
         guard object.graph === self, !object.isDeleted else { return }
         object.willAccessValues()
         object.prepareForDeletion()
+        willChange(object)
         object.isDeleted = true
         deleted[ObjectIdentifier(object)] = object
         unprocessed.delete(object)

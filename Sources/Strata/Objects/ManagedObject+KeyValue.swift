@@ -177,6 +177,7 @@ extension ManagedObject {
     func setAttributeValue(_ value: AttributeValue?, at index: Int) {
         willAccessValues()
         guard storedAttributeValue(at: index) != value else { return }
+        graph?.willChange(self)
         storage.attributes[index] = value
         graph?.didChange(self)
     }
