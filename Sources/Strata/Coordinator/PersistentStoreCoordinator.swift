@@ -115,6 +115,19 @@ public actor PersistentStoreCoordinator {
         }
         if let url { try await migrateIfNeeded(type: type, configuration: configuration, url: url, options: options) }
         let store = try makeStore(type: type, configuration: configuration, url: url, options: options)
+        do {
+            try attach(store, type: type, url: url)
+        } catch {
+            // A store refused or failed after it was made lets go of its file (and its lock), so
+            // that it can be opened again, with the right model, say.
+            store.didRemove()
+            throw error
+        }
+        return store
+    }
+
+    /// Checks a store just made against the model, loads or snapshots it, and publishes it.
+    private func attach(_ store: PersistentStore, type: StoreType, url: URL?) throws {
         guard ManagedObjectID.isValidStoreIdentifier(store.identifier) else {
             throw StoreError(
                 .corruptFile, file: url ?? URL(fileURLWithPath: "/"),
@@ -130,7 +143,7 @@ public actor PersistentStoreCoordinator {
                 state.stores.append(store)
             }
             logger.debug("added store", metadata: ["type": "\(type)", "store": "\(store.identifier)"])
-            return store
+            return
         }
         let tables = try store.loadTables(model: managedObjectModel)
         refreshModelMetadata(of: store)
@@ -144,7 +157,6 @@ public actor PersistentStoreCoordinator {
             state.stores.append(store)
         }
         logger.debug("added store", metadata: ["type": "\(type)", "store": "\(store.identifier)"])
-        return store
     }
 
     /// Records the model's version hashes in a new store's metadata, and refuses a store that
@@ -155,13 +167,55 @@ public actor PersistentStoreCoordinator {
             store.metadata = metadata.merging(managedObjectModel.storeMetadata(forConfigurationName: store.configurationName)) { $1 }
             return
         }
-        if store.isReadOnly, store.options[PersistentStoreOption.skipsModelVersionCheck] as? Bool == true { return }
+        if store.options[PersistentStoreOption.skipsModelVersionCheck] as? Bool == true {
+            if !store.isReadOnly, store is AtomicStore { try checkNothingIsDropped(from: store) }
+            return
+        }
         let differences = managedObjectModel.incompatibleEntities(inConfiguration: store.configurationName, storeMetadata: metadata)
         guard differences.isEmpty else {
             throw PersistenceError(
                 .incompatibleStore,
                 "the store \(store.url?.path ?? store.identifier) was written by another version of the model; "
                     + "entities that differ: \(differences.joined(separator: ", "))")
+        }
+    }
+
+    /// For an atomic store opened read-write with ``PersistentStoreOption/skipsModelVersionCheck``:
+    /// each save writes the whole file with the coordinator's model, so every entity and stored
+    /// property of the model the store records must be in that model, with the same kind and
+    /// attribute type; otherwise the open is refused rather than the next save dropping them.
+    /// (An incremental store writes only what it is given: SQL stores leave the columns the
+    /// model does not know untouched, as Core Data's SQLite store does.)
+    private func checkNothingIsDropped(from store: PersistentStore) throws {
+        let name = store.url?.path ?? store.identifier
+        guard let recorded = try ManagedObjectModel(cachedInStoreMetadata: store.metadata) else {
+            throw PersistenceError(
+                .incompatibleStore,
+                "the store \(name) records no model, so what a save with another model would drop cannot be known; "
+                    + "open it read-only, or migrate it")
+        }
+        var dropped: [String] = []
+        for entity in recorded.entities {
+            guard let mine = managedObjectModel.entitiesByName[entity.name] else {
+                dropped.append(entity.name)
+                continue
+            }
+            for attribute in entity.attributesByName.values where !attribute.isTransient {
+                if mine.attributesByName[attribute.name].map({ $0.type != attribute.type || $0.isTransient }) ?? true {
+                    dropped.append("\(entity.name).\(attribute.name)")
+                }
+            }
+            for relationship in entity.relationshipsByName.values where !relationship.isTransient {
+                if mine.relationshipsByName[relationship.name].map({ $0.isTransient || $0.isToMany != relationship.isToMany }) ?? true {
+                    dropped.append("\(entity.name).\(relationship.name)")
+                }
+            }
+        }
+        guard dropped.isEmpty else {
+            throw PersistenceError(
+                .incompatibleStore,
+                "the store \(name) holds what this model would drop or change at the next save (\(dropped.sorted().joined(separator: ", "))); "
+                    + "open it read-only, or migrate it")
         }
     }
 

@@ -22,6 +22,7 @@ extension PersistentStoreCoordinator {
     /// when given, does the migration instead (a staged plan with custom stages).
     func migrateIfNeeded(type: StoreType, configuration: String?, url: URL, options: [String: any Sendable]) async throws {
         guard options[PersistentStoreOption.migratePersistentStoresAutomatically] as? Bool == true,
+            options[PersistentStoreOption.skipsModelVersionCheck] as? Bool != true,
             let metadata = try existingStoreMetadata(type: type, at: url),
             metadata[PersistentStore.modelVersionHashesKey] != nil,
             !managedObjectModel.isConfiguration(configuration, compatibleWithStoreMetadata: metadata)

@@ -18,10 +18,16 @@ public enum PersistentStoreOption {
     /// `any StoreMigrator`: what migrates the store when its version hashes differ from the
     /// model's and ``migratePersistentStoresAutomatically`` is on.
     public static let migrator = "Migrator"
-    /// `Bool`: open a read-only store even when its model version hashes differ from the
-    /// coordinator's model, reading properties by name. For tools that read a store with the
-    /// model its file records (``BinaryStoreFile/recordedModel()``); ignored unless the store
-    /// is opened read-only, so that it can never write a store with the wrong model.
+    /// `Bool`: open a store even when its model version hashes differ from the coordinator's
+    /// model, reading properties by name (Core Data's `NSIgnorePersistentStoreVersioningOption`),
+    /// and without migrating it. Read-only, for tools that read a store with the model its file
+    /// records (``BinaryStoreFile/recordedModel()``). Read-write, as in Core Data, with one
+    /// safeguard: an atomic store (binary, XML, yours) is rewritten whole with the coordinator's
+    /// model at each save, so it opens only when that model has every entity and stored property
+    /// the store records, of the same kind and type (otherwise ``PersistenceError`` with code
+    /// `.incompatibleStore` names what would be lost). SQL stores write only the columns the model
+    /// knows. The store's recorded version hashes stay as they were: open it with this option
+    /// each time, or migrate it.
     public static let skipsModelVersionCheck = "SkipsModelVersionCheck"
     /// `Bool`: record persistent history, every save's transaction and changes (Core Data's
     /// `NSPersistentHistoryTrackingKey`); read it with ``PersistentHistoryChangeRequest``.
