@@ -16,12 +16,25 @@ import Testing
             var next: Int64 = 1
             /// Every save request, as (inserted, updated, deleted) counts.
             var saves: [(Int, Int, Int)] = []
+            /// What `newValue(forRelationship:…)` answers, by relationship name; and what it was asked.
+            var answers: [String: [ManagedObjectID]] = [:]
+            var asked: [String] = []
         }
         let state = Locked(State())
         static let type = StoreType(rawValue: "Recording")
 
         override func newValuesForObject(with objectID: ManagedObjectID, with snapshot: any IncrementalStoreSnapshot) throws -> IncrementalStoreNode? {
             state.withLock { $0.nodes[objectID] }
+        }
+
+        override func newValue(
+            forRelationship relationship: RelationshipDescription, forObjectWith objectID: ManagedObjectID,
+            with snapshot: any IncrementalStoreSnapshot
+        ) throws -> [ManagedObjectID] {
+            state.withLock { state in
+                state.asked.append(relationship.name)
+                return state.answers[relationship.name] ?? []
+            }
         }
 
         override func execute(_ request: IncrementalStoreRequest, with snapshot: (any IncrementalStoreSnapshot)?) throws -> IncrementalStoreResult {
@@ -121,5 +134,31 @@ import Testing
         #expect(saves.count == 2)
         #expect(saves.first.map { $0.0 == 0 && $0.1 == 0 && $0.2 == 0 } == true)
         #expect(saves.last.map { $0.0 == 1 } == true)
+    }
+
+    /// Core Data asks the store's `newValue(forRelationship:forObjectWith:with:)` for a
+    /// relationship a node leaves out — a to-one as a to-many (issue 30, item 8): a to-one left
+    /// out is not taken as `nil`.
+    @Test func aRelationshipANodeLeavesOutIsAskedFor() async throws {
+        PersistentStoreCoordinator.registerStoreClass(RecordingStore.self, forStoreType: RecordingStore.type)
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try libraryModel())
+        let store = try #require(try await coordinator.addPersistentStore(type: RecordingStore.type) as? RecordingStore)
+        let model = coordinator.managedObjectModel
+        let authorID = store.newObjectID(for: try #require(model.entity(named: "Author")), referenceObject: 1)
+        let bookID = store.newObjectID(for: try #require(model.entity(named: "Book")), referenceObject: 2)
+        store.state.withLock { state in
+            state.nodes[authorID] = IncrementalStoreNode(
+                objectID: authorID, attributeValues: ["name": .string("Ann")], relatedObjectIDs: ["books": [bookID], "passport": []], version: 1)
+            // The book's node names none of its relationships.
+            state.nodes[bookID] = IncrementalStoreNode(
+                objectID: bookID, attributeValues: ["title": .string("Emma"), "pages": .integer32(474)], relatedObjectIDs: [:], version: 1)
+            state.answers["author"] = [authorID]
+        }
+        let author = try await backgroundContext(coordinator).perform { context in
+            try context.fetch(FetchRequest<Book>()).first?.author?.name
+        }
+        #expect(author == "Ann")
+        let asked = store.state.withLock { $0.asked }
+        #expect(Set(asked) == ["author", "chapters", "tags"], "every relationship the node left out, the to-one too")
     }
 }

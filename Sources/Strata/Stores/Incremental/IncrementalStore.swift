@@ -82,7 +82,8 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
         nil
     }
 
-    /// The targets of a to-many relationship that ``newValuesForObject(with:with:)`` left out.
+    /// The targets of a relationship that ``newValuesForObject(with:with:)`` left out (a to-one
+    /// as a to-many: its one target, or none), as Core Data asks its incremental stores.
     open func newValue(
         forRelationship relationship: RelationshipDescription, forObjectWith objectID: ManagedObjectID,
         with snapshot: any IncrementalStoreSnapshot
@@ -286,7 +287,8 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
         }
         for (slot, relationship) in layout.relationships.enumerated() where !relationship.isTransient {
             var targets = node.relatedObjectIDs[relationship.name] ?? []
-            if node.relatedObjectIDs[relationship.name] == nil, relationship.isToMany, let snapshot {
+            // Left out of the node, a to-one as a to-many: the store is asked, as Core Data asks it.
+            if node.relatedObjectIDs[relationship.name] == nil, let snapshot {
                 targets = try newValue(forRelationship: relationship, forObjectWith: node.objectID, with: snapshot)
             }
             row.relationships[slot] = relationship.isToMany ? .toMany(OrderedSet(targets)) : .toOne(targets.first)
