@@ -25,22 +25,16 @@ extension PostgresStore {
         }
     }
 
-    /// `Z_PK IN (…)` a chunk of them at a time; every chunk has the same number of parameters
-    /// (the last repeats its last reference), so that one prepared statement serves them all.
+    /// `Z_PK IN (…)`, a ``ReferenceChunks`` chunk per statement.
     package func rows(ofEntity layout: EntityLayout, references: [Int64], in snapshot: any IncrementalStoreSnapshot) throws
         -> [(reference: Int64, row: Row)]
     {
-        guard let table = mapping.entities[layout.name], let last = references.last else { return [] }
-        let chunkSize = 200
-        let placeholders = (0..<chunkSize).map { "$\($0 + 2)" }.joined(separator: ", ")
+        guard let table = mapping.entities[layout.name] else { return [] }
+        let placeholders = (0..<ReferenceChunks.size).map { "$\($0 + 2)" }.joined(separator: ", ")
         return try read(snapshot) { connection in
-            var rows: [(reference: Int64, row: Row)] = []
-            for start in stride(from: 0, to: references.count, by: chunkSize) {
-                var chunk = references[start..<min(start + chunkSize, references.count)].map(SQLiteValue.integer)
-                chunk += Array(repeating: .integer(last), count: chunkSize - chunk.count)
-                rows += try self.rows(of: table, where: "t.\"Z_PK\" IN (\(placeholders))", chunk, connection: connection)
+            try ReferenceChunks.padded(references).flatMap { chunk in
+                try self.rows(of: table, where: "t.\"Z_PK\" IN (\(placeholders))", chunk, connection: connection)
             }
-            return rows
         }
     }
 

@@ -84,4 +84,41 @@ import Testing
             }
         }
     }
+
+    /// Many objects are read a chunk at a time, each chunk of one size (the last padded with its
+    /// last reference): nothing left out, nothing read twice.
+    @Test func referencesAreChunkedWhole() {
+        #expect(ReferenceChunks.padded([]).isEmpty)
+        for count in [1, ReferenceChunks.size, ReferenceChunks.size + 1, 2 * ReferenceChunks.size + 37] {
+            let references = (1...Int64(count)).map { $0 * 3 }
+            let chunks = ReferenceChunks.padded(references)
+            #expect(chunks.count == (count + ReferenceChunks.size - 1) / ReferenceChunks.size)
+            #expect(chunks.allSatisfy { $0.count == ReferenceChunks.size })
+            #expect(Set(chunks.joined()) == Set(references.map(SQLiteValue.integer)), "\(count)")
+        }
+    }
+
+    /// More books than one chunk holds, prefetched through their author on the SQL stores.
+    @Test(arguments: StoreKind.queryable)
+    func manyPrefetchedObjectsComeInChunks(_ kind: StoreKind) async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
+        let count = ReferenceChunks.size * 2 + 13
+        try await backgroundContext(coordinator).perform { context in
+            let author = try Author(context: context)
+            author.name = "Prolific"
+            for number in 0..<count {
+                let book = try Book(context: context)
+                book.title = "Book \(number)"
+                book.author = author
+            }
+            try context.save()
+        }
+        let books = try await backgroundContext(coordinator).perform { context in
+            var request = FetchRequest<Author>()
+            request.relationshipKeyPathsForPrefetching = ["books"]
+            _ = try context.fetch(request)
+            return context.registeredObjects.filter { $0.entity.name == "Book" }.count
+        }
+        #expect(books == count)
+    }
 }

@@ -43,7 +43,8 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     public var includesPropertyValues = true
     /// Relationship key paths (`"author"`, `"books.tags"`) whose objects come with the fetched
     /// ones (Core Data's prefetching): registered in the context as faults holding their values,
-    /// read one query per entity and step of a path on the SQL stores, so that following the
+    /// read together on the SQL stores (per entity and step of a path, one query per 200
+    /// objects) instead of one query per object as each fault fires, so that following the
     /// relationships asks the store nothing more. Each key must name a relationship of the
     /// entity the path has reached (``ManagedObjectContext/fetch(_:)`` throws otherwise). Not
     /// used without ``includesPropertyValues``.

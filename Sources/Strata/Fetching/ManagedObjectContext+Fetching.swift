@@ -17,7 +17,9 @@ extension ManagedObjectContext {
         processPendingChanges()
         graph.beginRead()
         defer { graph.endRead() }
-        try graph.checkPrefetching(request.relationshipKeyPathsForPrefetching, from: graph.layout(for: request))
+        if !request.relationshipKeyPathsForPrefetching.isEmpty {
+            try graph.checkPrefetching(request.relationshipKeyPathsForPrefetching, from: graph.layout(for: request))
+        }
         let matches = try graph.matches(for: request, sorted: true)
         graph.registered.reserveCapacity(graph.registered.count + matches.count)
         var taken: [ManagedObjectID] = []

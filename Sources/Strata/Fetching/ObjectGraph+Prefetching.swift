@@ -3,7 +3,7 @@ import Foundation
 /// Core Data's `relationshipKeyPathsForPrefetching`: the objects a fetch's objects reach through
 /// the named relationships come with the fetch, registered as faults that hold their rows, so
 /// that walking the relationships reads nothing more. The rows of the objects one step of a key
-/// path reaches are read together: one query per entity on the SQL stores, instead of one per
+/// path reaches are read together: per entity, 200 to a query on the SQL stores, instead of one per
 /// object as each fault fires.
 extension ObjectGraph {
     /// Checks that each key of each key path names a relationship of the entity the path has

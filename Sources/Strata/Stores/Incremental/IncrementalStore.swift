@@ -154,7 +154,7 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
     }
 
     /// The rows of the objects of one entity (not its subentities) among `references`, read
-    /// together where the store can (a fetch's prefetching: one query per entity on the SQL
+    /// together where the store can (a fetch's prefetching: per entity, 200 to a query on the SQL
     /// stores); those the store does not have are left out.
     func rows(
         of layout: EntityLayout, references: [Int64], in snapshot: any IncrementalStoreSnapshot

@@ -45,26 +45,20 @@ extension SQLiteStore {
         return try readRows(of: entity, where: condition, ordering: "t.Z_PK", window: nil, in: snapshot)
     }
 
-    /// The rows of the objects among `references` (in `Z_PK` order), read
-    /// ``referenceChunk`` at a time: every chunk has that many parameters (the last repeats its
-    /// last reference), so that one prepared statement serves them all.
+    /// The rows of the objects among `references` (in `Z_PK` order), a ``ReferenceChunks``
+    /// chunk per statement.
     func readRows(
         of layout: EntityLayout, references: [Int64], in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)] {
-        guard let entity = mapping.entities[layout.name], let last = references.last else { return [] }
-        let placeholders = Array(repeating: "?", count: Self.referenceChunk).joined(separator: ", ")
+        guard let entity = mapping.entities[layout.name] else { return [] }
+        let placeholders = Array(repeating: "?", count: ReferenceChunks.size).joined(separator: ", ")
         var rows: [(reference: Int64, row: Row)] = []
-        for start in stride(from: 0, to: references.count, by: Self.referenceChunk) {
-            var chunk = references[start..<min(start + Self.referenceChunk, references.count)].map(SQLiteValue.integer)
-            chunk += Array(repeating: .integer(last), count: Self.referenceChunk - chunk.count)
+        for chunk in ReferenceChunks.padded(references) {
             let condition = SQLFetchCondition(sql: "t.Z_PK IN (\(placeholders))", bindings: chunk, isExact: true)
             rows += try readRows(of: entity, where: condition, ordering: "t.Z_PK", window: nil, in: snapshot)
         }
         return rows
     }
-
-    /// How many objects ``readRows(of:references:in:)`` asks for in one statement.
-    static let referenceChunk = 200
 
     /// The rows that match `predicate` exactly, sorted (by attributes of the entity's own or
     /// reached through to-one relationships) and windowed, all in SQL; `nil` when the predicate

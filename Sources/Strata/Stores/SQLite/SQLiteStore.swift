@@ -423,7 +423,7 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         try readRow(for: id, layout: layout, in: snapshot)
     }
 
-    /// The objects' rows, `Z_PK IN (…)` a chunk of them at a time.
+    /// The objects' rows, `Z_PK IN (…)` a ``ReferenceChunks`` chunk at a time.
     override func rows(
         of layout: EntityLayout, references: [Int64], in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)] {
