@@ -105,7 +105,7 @@ extension PostgresStore {
     /// Records a save as the next transaction, with one change per object, after the save's
     /// writes and under its lock on `Z_CHANGE`.
     func recordHistory(
-        _ history: SaveHistory, of changes: SaveChangesRequest, tombstones: [ManagedObjectID: String],
+        _ history: SaveHistory, of changes: RowChanges, tombstones: [ManagedObjectID: String],
         statements: inout PipelinedStatements
     ) throws {
         var types: [Int64] = []
@@ -121,16 +121,14 @@ extension PostgresStore {
             columns.append(changed)
             kept.append(tombstone)
         }
-        let inserted = changes.insertedObjects.map(\.objectID)
-        for id in inserted.sorted(by: Self.referenceOrder) { record(id, .insert) }
-        let insertedSet = Set(inserted)
-        for node in changes.updatedObjects.sorted(by: { Self.referenceOrder($0.objectID, $1.objectID) }) where !insertedSet.contains(node.objectID) {
+        for id in changes.inserted.keys.sorted(by: Self.referenceOrder) { record(id, .insert) }
+        for id in changes.updated.keys.sorted(by: Self.referenceOrder) where changes.inserted[id] == nil {
             // Without the row the update started from (a save through the public contract), every
             // stored property may have changed.
-            let names = history.updatedProperties[node.objectID] ?? allProperties(of: node.objectID)
-            record(node.objectID, .update, columns: Self.textArrayLiteral(names.sorted()))
+            let names = history.updatedProperties[id] ?? allProperties(of: id)
+            record(id, .update, columns: Self.textArrayLiteral(names.sorted()))
         }
-        for id in changes.deletedObjects.keys.sorted(by: Self.referenceOrder) { record(id, .delete, tombstone: tombstones[id] ?? "") }
+        for id in changes.deleted.keys.sorted(by: Self.referenceOrder) { record(id, .delete, tombstone: tombstones[id] ?? "") }
         guard !types.isEmpty else { return }
 
         let keys = schema.table("Z_PRIMARYKEY")

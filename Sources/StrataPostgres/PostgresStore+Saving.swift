@@ -11,10 +11,10 @@ extension PostgresStore {
     /// (the check then finds the clash on the next attempt, and reports it as a constraint conflict).
     static let retriedStates: Set<String> = ["40001", "40P01", "23505"]
 
-    package func save(_ changes: SaveChangesRequest, recording history: SaveHistory?) throws -> [ManagedObjectID: Int64] {
+    package func save(_ changes: RowChanges, recording history: SaveHistory?) throws -> [ManagedObjectID: Int64] {
         guard !isReadOnly else {
             throw PersistenceError(
-                .storeNotFound, objectIDs: changes.insertedObjects.map(\.objectID) + changes.updatedObjects.map(\.objectID),
+                .storeNotFound, objectIDs: Array(changes.inserted.keys) + Array(changes.updated.keys),
                 "the store \(identifier) is read-only")
         }
         var attempt = 1
@@ -55,84 +55,13 @@ extension PostgresStore {
     /// Writes one save in `connection`'s transaction, with its history when there is one;
     /// returns each object's new version and the save's number.
     private func write(
-        _ changes: SaveChangesRequest, history: SaveHistory?, connection: PostgresConnection
+        _ changes: RowChanges, history: SaveHistory?, connection: PostgresConnection
     ) throws -> ([ManagedObjectID: Int64], Int64) {
         try lockSchemaForSave(connection)
-        let tombstones = history == nil ? [:] : try self.tombstones(of: changes.deletedObjects, connection: connection)
-        var versions: [ManagedObjectID: Int64] = [:]
-        var conflicts: [ManagedObjectID] = []
-        var constraintConflicts: [ConstraintConflict] = []
+        let tombstones = history == nil ? [:] : try self.tombstones(of: changes.deleted, connection: connection)
+        let session = PostgresRelationalConnection(connection, dialect: dialect, logger: logger)
+        let versions = try RelationalSaveWriter(mapping: mapping, connection: session, store: self).write(changes)
         var statements = PipelinedStatements(connection: connection, logger: logger)
-        // Deletes first: a value a deleted object held under a uniqueness constraint is free for
-        // an object this save inserts.
-        for (id, version) in changes.deletedObjects.sorted(by: { $0.key.description < $1.key.description }) {
-            let (table, reference) = try place(of: id)
-            try statements.send(
-                "DELETE FROM \(schema.table(table.table)) WHERE \"Z_PK\" = $1 AND \"Z_OPT\" = $2", [.integer(reference), .integer(version)], object: id)
-            for toMany in table.toManys {
-                guard case .joinTable(let join, let own, _, _, _, _) = toMany.storage else { continue }
-                try statements.send("DELETE FROM \(schema.table(join)) WHERE \(PostgresSQL.quoted(own)) = $1", [.integer(reference)])
-            }
-        }
-        for node in changes.updatedObjects {
-            let (table, reference) = try place(of: node.objectID)
-            if !table.layout.uniquenessConstraints.isEmpty {
-                conflicts += try statements.waitForAll()
-                if let conflict = try uniquenessConflict(of: node, table: table, reference: reference, connection: connection) {
-                    constraintConflicts.append(conflict)
-                    continue
-                }
-            }
-            let (columns, values) = writtenColumns(of: node, table: table)
-            let assignments = (["\"Z_OPT\""] + columns).enumerated().map { "\($1) = $\($0 + 1)" }
-            let count = values.count + 1
-            try statements.send(
-                "UPDATE \(schema.table(table.table)) SET \(assignments.joined(separator: ", ")) WHERE \"Z_PK\" = $\(count + 1) AND \"Z_OPT\" = $\(count + 2)",
-                [.integer(node.version + 1)] + values + [.integer(reference), .integer(node.version)], object: node.objectID)
-            versions[node.objectID] = node.version + 1
-        }
-        // Inserts in reference order: of two new objects that clash, the later-numbered one is
-        // the one reported, as on the other stores.
-        for node in changes.insertedObjects.sorted(by: { ($0.objectID.referenceNumber ?? 0) < ($1.objectID.referenceNumber ?? 0) }) {
-            let (table, reference) = try place(of: node.objectID)
-            if !table.layout.uniquenessConstraints.isEmpty {
-                conflicts += try statements.waitForAll()
-                if let conflict = try uniquenessConflict(of: node, table: table, reference: reference, connection: connection) {
-                    constraintConflicts.append(conflict)
-                    continue
-                }
-            }
-            // An object written back after another save deleted it goes on above the version its
-            // context read, so that a context holding an older one meets a conflict.
-            let version = node.version > 0 ? node.version + 1 : 1
-            let (columns, values) = writtenColumns(of: node, table: table)
-            let all = ["\"Z_PK\"", "\"Z_ENT\"", "\"Z_OPT\""] + columns
-            // No row inserted: another save stored the object first.
-            try statements.send(
-                "INSERT INTO \(schema.table(table.table)) (\(all.joined(separator: ", "))) "
-                    + "VALUES (\(all.indices.map { "$\($0 + 1)" }.joined(separator: ", "))) ON CONFLICT (\"Z_PK\") DO NOTHING",
-                [.integer(reference), .integer(Int64(table.number)), .integer(version)] + values, object: node.objectID)
-            versions[node.objectID] = version
-        }
-        conflicts += try statements.waitForAll()
-        guard conflicts.isEmpty else {
-            let ids = conflicts.sorted { $0.description < $1.description }
-            throw PersistenceError(
-                .conflict, objectIDs: ids,
-                "\(ids.count) object(s) changed in the store since this context read them: \(ids.map(\.description).joined(separator: ", ")). "
-                    + "Nothing was saved; refresh the objects (mergeChanges: true keeps your changes) and save again")
-        }
-        guard constraintConflicts.isEmpty else {
-            throw PersistenceError(
-                .constraintConflict, objectIDs: constraintConflicts.flatMap(\.conflictingObjectIDs),
-                "\(constraintConflicts.count) uniqueness constraint(s) broken: " + constraintConflicts.map(\.description).joined(separator: "; "),
-                constraintConflicts: constraintConflicts)
-        }
-        for node in changes.insertedObjects + changes.updatedObjects {
-            let (table, reference) = try place(of: node.objectID)
-            try writeToManys(of: node, table: table, reference: reference, statements: &statements)
-        }
-        _ = try statements.waitForAll()
         // Taking the next number locks the metadata row until commit, last, so that saves to one
         // store write at once and commit one at a time, in the order of their numbers. After a
         // migration (which this save waited for, if it was running) `Z_MODEL` differs: the save
@@ -155,7 +84,7 @@ extension PostgresStore {
             // missing from it. (A migration's copy is no save of the app's, and records none.)
             forceReadOnly(because: Self.historyWithoutTracking)
             throw PersistenceError(
-                .storeNotFound, objectIDs: changes.insertedObjects.map(\.objectID) + changes.updatedObjects.map(\.objectID),
+                .storeNotFound, objectIDs: Array(changes.inserted.keys) + Array(changes.updated.keys),
                 "the store \(identifier) is read-only: \(Self.historyWithoutTracking)")
         }
         try writeMetadataIfChanged(connection)
@@ -196,103 +125,5 @@ extension PostgresStore {
             }
         }
         return ids
-    }
-
-    /// The table and primary key of a saved object.
-    private func place(of id: ManagedObjectID) throws -> (CoreDataSQLiteMapping.Entity, Int64) {
-        guard let table = mapping.entities[id.entityName], let reference = referenceObject(for: id) else {
-            throw PersistenceError(.storeNotFound, objectIDs: [id], "\(id) is not an object of the store \(identifier)")
-        }
-        return (table, reference)
-    }
-
-    /// The columns a save writes for an object (quoted), with their values: the stored
-    /// attributes, then each to-one's key and (where the table has one) its entity number.
-    /// Derived attributes are not written.
-    private func writtenColumns(of node: IncrementalStoreNode, table: CoreDataSQLiteMapping.Entity) -> ([String], [SQLiteValue]) {
-        var columns: [String] = []
-        var values: [SQLiteValue] = []
-        for column in table.storedAttributes {
-            columns.append(PostgresSQL.quoted(column.column))
-            values.append(CoreDataSQLiteValues.encode(node.attributeValues[column.attribute.name], for: column.attribute))
-        }
-        for toOne in table.toOnes {
-            let target = node.relatedObjectIDs[table.layout.relationships[toOne.slot].name]?.first
-            columns.append(PostgresSQL.quoted(toOne.column))
-            values.append(target?.referenceNumber.map(SQLiteValue.integer) ?? .null)
-            if let entityColumn = toOne.entityColumn {
-                columns.append(PostgresSQL.quoted(entityColumn))
-                values.append(target.flatMap { mapping.entities[$0.entityName] }.map { .integer(Int64($0.number)) } ?? .null)
-            }
-        }
-        return (columns, values)
-    }
-
-    /// Another stored object with this object's values for one of its uniqueness constraints, if
-    /// any. Objects without a value for every constrained attribute never clash.
-    private func uniquenessConflict(
-        of node: IncrementalStoreNode, table: CoreDataSQLiteMapping.Entity, reference: Int64, connection: PostgresConnection
-    ) throws -> ConstraintConflict? {
-        for constraint in table.layout.uniquenessConstraints {
-            let columns = constraint.slots.compactMap { slot in table.attributes.first { $0.slot == slot } }
-            guard columns.count == constraint.slots.count, columns.allSatisfy({ node.attributeValues[$0.attribute.name] != nil }) else { continue }
-            let test = columns.enumerated().map { "\(PostgresSQL.quoted($1.column)) = $\($0 + 1)" }.joined(separator: " AND ")
-            let values = columns.map { CoreDataSQLiteValues.encode(node.attributeValues[$0.attribute.name], for: $0.attribute) }
-            let rows = try connection.rows(
-                "SELECT \"Z_PK\", \"Z_ENT\" FROM \(schema.table(table.table)) WHERE \(test) AND \"Z_PK\" <> $\(values.count + 1) LIMIT 1",
-                values + [.integer(reference)], logger: logger)
-            guard let row = rows.first?.makeRandomAccess(), let key = try row[0].int64() else { continue }
-            let entity = try row[1].int64().flatMap { mapping.entityNames[Int($0)] } ?? table.layout.name
-            return ConstraintConflict(constraint: constraint.names, conflictingObjectIDs: [node.objectID], storeObjectID: objectID(entity: entity, reference: key))
-        }
-        return nil
-    }
-
-    /// Join-table links and ordering keys of a saved object's to-many relationships: the links
-    /// it no longer has go, the ones it has are written with their positions (Core Data's
-    /// ordering keys: 2048, then every 1024).
-    private func writeToManys(
-        of node: IncrementalStoreNode, table: CoreDataSQLiteMapping.Entity, reference: Int64, statements: inout PipelinedStatements
-    ) throws {
-        func orderKey(_ position: Int) -> Int64 { Int64(2048 + 1024 * position) }
-        for toMany in table.toManys {
-            let targets = node.relatedObjectIDs[table.layout.relationships[toMany.slot].name] ?? []
-            switch toMany.storage {
-            case .inverseForeignKey(let destination, _, let order):
-                guard let order else { continue }  // the targets' own rows hold the key
-                for (position, target) in targets.enumerated() {
-                    guard let key = target.referenceNumber else { continue }
-                    try statements.send(
-                        "UPDATE \(schema.table(destination)) SET \(PostgresSQL.quoted(order)) = $1 WHERE \"Z_PK\" = $2",
-                        [.integer(orderKey(position)), .integer(key)])
-                }
-            case .joinTable(let join, let ownName, let otherName, let order, _, let destination):
-                let (own, other) = (PostgresSQL.quoted(ownName), PostgresSQL.quoted(otherName))
-                // A link is written only while its target is stored, and keeps it stored until this
-                // save commits (a key-share lock, what a foreign key takes): another server's delete
-                // of the target waits, then removes the link with the target's other links; a
-                // target already deleted gets no link, which reads as none either way. No link
-                // ever outlives its target.
-                let target = "SELECT 1 FROM \(schema.table(destination)) WHERE \"Z_PK\" = $2 FOR KEY SHARE"
-                let keys = targets.compactMap(\.referenceNumber)
-                var bindings = PostgresBindings()
-                bindings.append(reference)
-                bindings.append(keys)
-                try statements.send("DELETE FROM \(schema.table(join)) WHERE \(own) = $1 AND NOT (\(other) = ANY($2))", bindings: bindings)
-                for (position, key) in keys.enumerated() {
-                    if let order {
-                        let orderColumn = PostgresSQL.quoted(order)
-                        try statements.send(
-                            "INSERT INTO \(schema.table(join)) (\(own), \(other), \(orderColumn)) SELECT $1, $2, $3 WHERE EXISTS (\(target)) "
-                                + "ON CONFLICT (\(own), \(other)) DO UPDATE SET \(orderColumn) = excluded.\(orderColumn)",
-                            [.integer(reference), .integer(key), .integer(orderKey(position))])
-                    } else {
-                        try statements.send(
-                            "INSERT INTO \(schema.table(join)) (\(own), \(other)) SELECT $1, $2 WHERE EXISTS (\(target)) ON CONFLICT DO NOTHING",
-                            [.integer(reference), .integer(key)])
-                    }
-                }
-            }
-        }
     }
 }

@@ -102,7 +102,10 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
         case .fetch(let entity, let predicate): .nodes(try fetchNodes(of: entity, matching: predicate, with: snapshot))
         // A save through the contract says nothing of who saved, nor what each update changed.
         case .save(let changes):
-            .saved(versions: try save(changes, recording: tracksPersistentHistory ? SaveHistory(author: nil, contextName: nil, updatedProperties: [:]) : nil))
+            .saved(
+                versions: try save(
+                    RowChanges(changes, store: self),
+                    recording: tracksPersistentHistory ? SaveHistory(author: nil, contextName: nil, updatedProperties: [:]) : nil))
         }
     }
 

@@ -248,12 +248,12 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
 
     /// Commits a save's changes; returns each saved object's new version.
     func commit(_ changes: ChangeSet) throws -> [ManagedObjectID: Int64] {
-        let request = SaveChangesRequest(
-            insertedObjects: nodes(changes.inserted), updatedObjects: nodes(changes.updated), deletedObjects: changes.deleted)
         if let store = self as? any PackageIncrementalStore {
             let history = tracksPersistentHistory ? try SaveHistory(changes, store: store, model: managedObjectModel) : nil
-            return try store.save(request, recording: history)
+            return try store.save(changes.rowChanges, recording: history)
         }
+        let request = SaveChangesRequest(
+            insertedObjects: nodes(changes.inserted), updatedObjects: nodes(changes.updated), deletedObjects: changes.deleted)
         guard case .saved(let versions) = try execute(.save(request), with: nil) else {
             throw PersistenceError(.unknownStoreType, "\(Self.self) answered a save with a fetch's result")
         }

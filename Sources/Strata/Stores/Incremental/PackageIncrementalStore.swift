@@ -50,10 +50,10 @@ package protocol PackageIncrementalStore: IncrementalStore {
     /// fetch returns. Called on the counting context's thread.
     func count(ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws -> Int?
 
-    /// Commits a save, as ``IncrementalStore/execute(_:with:)`` does a save request; with
+    /// Commits a save's rows, as ``IncrementalStore/execute(_:with:)`` does a save request; with
     /// `history` (the store tracks persistent history), records it as one transaction of
     /// persistent history in the same transaction of the store.
-    func save(_ request: SaveChangesRequest, recording history: SaveHistory?) throws -> [ManagedObjectID: Int64]
+    func save(_ changes: RowChanges, recording history: SaveHistory?) throws -> [ManagedObjectID: Int64]
 
     /// The transactions of persistent history after `position` (oldest first) whose author
     /// `authors` lets through: what ``PersistentStoreCoordinator/execute(_:)-(PersistentHistoryChangeRequest)`` reads.

@@ -59,10 +59,9 @@ package struct CoreDataSQLiteMapping: Sendable {
         package let attributeStoresExternally: [Bool]
         /// Positions in ``attributes`` of the ``storedAttributes``.
         package let storedAttributeIndices: [Int]
-        /// `INSERT` of a whole row (`Z_PK, Z_ENT, Z_OPT`, then ``writtenColumns``), and `UPDATE`
-        /// of one (`Z_OPT` and ``writtenColumns``, where `Z_PK` and the old `Z_OPT` match).
+        /// `INSERT` of a whole row (`Z_PK, Z_ENT, Z_OPT`, then ``writtenColumns``), in SQLite's
+        /// dialect: a batch insert's.
         package let insertSQL: String
-        package let updateSQL: String
         /// Each to-one's slot, and whether it has a `Z<n>_` entity column, in ``toOnes``' order.
         package let toOneSlots: [Int]
         package let toOneHasEntityColumn: [Bool]
@@ -99,7 +98,6 @@ package struct CoreDataSQLiteMapping: Sendable {
             let written = storedAttributes.map(\.column) + toOnes.flatMap { [$0.column] + ($0.entityColumn.map { [$0] } ?? []) }
             let inserted = ["Z_PK", "Z_ENT", "Z_OPT"] + written
             insertSQL = "INSERT INTO \(table) (\(inserted.joined(separator: ", "))) VALUES (\(inserted.map { _ in "?" }.joined(separator: ", ")))"
-            updateSQL = "UPDATE \(table) SET \((["Z_OPT"] + written).map { "\($0) = ?" }.joined(separator: ", ")) WHERE Z_PK = ? AND Z_OPT = ?"
         }
 
         /// The rows of the entity that `condition` (on the table as `t`) selects: `Z_PK, Z_OPT`,

@@ -15,12 +15,7 @@ extension SQLiteStore {
                 let insert = try writer.statement(entity.insertSQL)
                 let number = SQLiteValue.integer(Int64(entity.number))
                 for (reference, row) in zip(references, rows) {
-                    try insert.reset()
-                    try insert.bind(.integer(reference), at: 1)
-                    try insert.bind(number, at: 2)
-                    try insert.bind(.integer(1), at: 3)
-                    _ = try bind(row, of: entity, to: insert, from: 4)
-                    while try insert.step() {}
+                    try insert.run([.integer(reference), number, .integer(1)] + mapping.writtenValues(of: row, entity: entity, columns: entity.writtenColumns))
                 }
                 if tracksPersistentHistory {
                     var changes = ChangeSet()

@@ -1,8 +1,9 @@
 import Foundation
 
-/// What differs between the SQL of the stores that compile predicates (``SQLFetchCondition``):
-/// how a table and a column are named, and what the database can compute as Strata's evaluator
-/// does. SQLite is the SQLite store's; PostgreSQL is the PostgreSQL store's (module
+/// What differs between the SQL of the relational stores, for the code they share (the predicate
+/// compiler ``SQLFetchCondition``, the save writer ``RelationalSaveWriter``): how a table and a
+/// column are named, how a parameter is written, what the database can compute as Strata's
+/// evaluator does, and how a statement keeps a row it depends on. SQLite is the SQLite store's; PostgreSQL is the PostgreSQL store's (module
 /// `StrataPostgres`), whose names are always quoted and whose tables live in a schema.
 package struct SQLDialect: Sendable {
     /// A table's name in a statement.
@@ -22,22 +23,33 @@ package struct SQLDialect: Sendable {
     /// Whether a comparison's result is a number (SQLite), so that `(a <> 0) = ?` compares
     /// truths; PostgreSQL's is a boolean, compared with `CASE`.
     package let comparisonsAreNumbers: Bool
+    /// The `n`th parameter of a statement (from 1): `?` in SQLite, `$n` in PostgreSQL.
+    package let placeholder: @Sendable (Int) -> String
+    /// What a `SELECT` of a row appends to keep that row from being deleted until the
+    /// transaction ends (PostgreSQL's `FOR KEY SHARE`, what a foreign key takes); `nil` where
+    /// a write transaction excludes every other writer anyway (SQLite).
+    package let keepsRowClause: String?
 
     package static let sqlite = SQLDialect(
         table: { $0 }, column: { $0 }, hasEvaluatorFunctions: true, textOrdering: "", alwaysTrue: "1", alwaysFalse: "0",
-        comparisonsAreNumbers: true)
+        comparisonsAreNumbers: true, placeholder: { _ in "?" }, keepsRowClause: nil)
 
     /// PostgreSQL, with the store's tables in `schema`.
     package static func postgreSQL(schema: String) -> SQLDialect {
         let quoted = quotedName
         return SQLDialect(
             table: { quoted(schema) + "." + quoted($0) }, column: quoted, hasEvaluatorFunctions: false, textOrdering: " COLLATE \"C\"",
-            alwaysTrue: "TRUE", alwaysFalse: "FALSE", comparisonsAreNumbers: false)
+            alwaysTrue: "TRUE", alwaysFalse: "FALSE", comparisonsAreNumbers: false, placeholder: { "$\($0)" }, keepsRowClause: "FOR KEY SHARE")
     }
 
     /// `name` as a quoted identifier: any name, however hostile, stays one identifier.
     @Sendable package static func quotedName(_ name: String) -> String {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// `count` parameters from the `first`, separated by commas.
+    package func placeholders(_ count: Int, from first: Int = 1) -> String {
+        (first..<(first + count)).map(placeholder).joined(separator: ", ")
     }
 
     /// `alias.column`.

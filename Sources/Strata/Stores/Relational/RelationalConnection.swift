@@ -1,0 +1,28 @@
+import Foundation
+
+/// The connection the relational core (``RelationalSaveWriter``) runs a store's statements on:
+/// what a SQL driver gives it. The SQLite store's connection runs each statement at once; the
+/// PostgreSQL store's sends writes without waiting and has the server run them in order.
+///
+/// Statements come in the driver's ``dialect`` (its names and placeholders); values are bound,
+/// never part of the text.
+package protocol RelationalConnection: AnyObject {
+    var dialect: SQLDialect { get }
+
+    /// Runs, or queues, a statement that changes rows. When it changes none and `object` is
+    /// given, `object` is among those ``finishWrites()`` returns: an optimistic-locking
+    /// statement that found another version, or an insert that found the key taken.
+    func write(_ sql: String, _ values: [SQLiteValue], object: ManagedObjectID?) throws
+
+    /// Waits for every write sent; returns, and forgets, the objects whose write changed no row.
+    func finishWrites() throws -> [ManagedObjectID]
+
+    /// Runs a query after the writes sent so far, and hands each row's integer columns to `body`
+    /// (`nil` for NULL).
+    func forEachRow(_ sql: String, _ values: [SQLiteValue], _ body: ([Int64?]) throws -> Void) throws
+
+    /// Removes the links of `owner` in a join table (`ownColumn` holding its key) to every
+    /// target but `keeping`: in one statement where the database binds arrays, or by reading the
+    /// links first.
+    func removeLinks(in table: String, ownColumn: String, otherColumn: String, of owner: Int64, keeping: [Int64]) throws
+}

@@ -1,0 +1,282 @@
+import Foundation
+
+/// A save written in SQL, once for every relational store (SQLite, PostgreSQL): optimistic
+/// locking in each statement, uniqueness constraints checked against the rows the transaction
+/// sees, and the relationships that live outside a row's own columns (join tables, positions in
+/// ordered to-many relationships). The store opens the transaction around it and adds what is
+/// its own: persistent history, metadata, telling other writers.
+///
+/// Statements are built in the connection's ``SQLDialect`` once per save and shape (an entity's
+/// insert, an update of given columns), so that a driver that caches prepared statements by
+/// their text finds them again for every row.
+package struct RelationalSaveWriter<Connection: RelationalConnection> {
+    let mapping: CoreDataSQLiteMapping
+    let connection: Connection
+    let store: IncrementalStore
+    private let dialect: SQLDialect
+    private let statements = StatementTexts()
+
+    private enum StatementKey: Hashable {
+        case delete(entity: Int), insert(entity: Int), update(entity: Int, columns: [Int]), uniqueness(entity: Int, constraint: Int)
+        // A join table is written from both sides (own and other swapped), and a table may hold
+        // several relationships' positions: these are keyed by their columns too.
+        case deleteLinks(table: String, own: String), order(table: String, column: String), link(table: String, own: String, order: String?)
+    }
+
+    /// The texts made so far, by shape: a class, so that making one while the writer reads its
+    /// own properties is no overlapping access.
+    private final class StatementTexts {
+        var texts: [StatementKey: String] = [:]
+    }
+
+    package init(mapping: CoreDataSQLiteMapping, connection: Connection, store: IncrementalStore) {
+        self.mapping = mapping
+        self.connection = connection
+        self.store = store
+        dialect = connection.dialect
+    }
+
+    /// Core Data's ordering keys: spaced by 1024, the first 2048 (schema page §8).
+    package static func orderKey(_ position: Int) -> Int64 { Int64(2048 + 1024 * position) }
+
+    /// Writes `changes`; returns each saved object's new version.
+    ///
+    /// - Throws: ``PersistenceError`` `.conflict` naming every updated or deleted object whose
+    ///   stored version is not the one its context read, and every inserted object another save
+    ///   stored first; `.constraintConflict` for objects that would share a uniqueness
+    ///   constraint's values with another. Nothing is kept then: the store rolls back.
+    package func write(_ changes: RowChanges) throws -> [ManagedObjectID: Int64] {
+        var versions: [ManagedObjectID: Int64] = [:]
+        var constraintConflicts: [ConstraintConflict] = []
+
+        // Deletes first: a value a deleted object held under a uniqueness constraint is free for
+        // an object this save inserts. In one order on every server (entity, then key), so that
+        // two saves deleting the same objects take their locks in the same order.
+        let deleted = try changes.deleted.map { id, version in (id, version, try place(of: id)) }
+            .sorted { ($0.2.entity.number, $0.2.reference) < ($1.2.entity.number, $1.2.reference) }
+        for (id, version, (entity, reference)) in deleted {
+            try connection.write(
+                sql(.delete(entity: entity.number)) {
+                    "DELETE FROM \(dialect.table(entity.table)) WHERE \(dialect.column("Z_PK")) = \(dialect.placeholder(1)) "
+                        + "AND \(dialect.column("Z_OPT")) = \(dialect.placeholder(2))"
+                }, [.integer(reference), .integer(version)], object: id)
+            for toMany in entity.toManys {
+                guard case .joinTable(let table, let own, _, _, _, _) = toMany.storage else { continue }
+                try connection.write(
+                    sql(.deleteLinks(table: table, own: own)) { "DELETE FROM \(dialect.table(table)) WHERE \(dialect.column(own)) = \(dialect.placeholder(1))" },
+                    [.integer(reference)], object: nil)
+            }
+        }
+        for (id, row) in changes.updated {
+            let (entity, reference) = try place(of: id)
+            if let conflict = try uniquenessConflict(of: id, row: row, entity: entity, reference: reference) {
+                constraintConflicts.append(conflict)
+                continue
+            }
+            // Only the columns that changed, when the row it started from is known: an unchanged
+            // indexed column then costs its index nothing, and Core Data writes no more either.
+            let columns = changes.committed[id].map { changedColumns(of: row, from: $0, entity: entity) } ?? entity.writtenColumns
+            try connection.write(
+                updateSQL(of: entity, columns: columns),
+                [.integer(row.version + 1)] + mapping.writtenValues(of: row, entity: entity, columns: columns) + [.integer(reference), .integer(row.version)],
+                object: id)
+            versions[id] = row.version + 1
+        }
+        // Inserts in reference order: of two new objects that clash, the later-numbered one is
+        // the one reported, as on the other stores.
+        for (id, row) in changes.inserted.sorted(by: { ($0.key.referenceNumber ?? 0) < ($1.key.referenceNumber ?? 0) }) {
+            let (entity, reference) = try place(of: id)
+            if let conflict = try uniquenessConflict(of: id, row: row, entity: entity, reference: reference) {
+                constraintConflicts.append(conflict)
+                continue
+            }
+            // An object written back after another save deleted it goes on above the version its
+            // context read, so that a context holding an older one meets a conflict. No row
+            // inserted: another save stored the object first.
+            let version = row.version > 0 ? row.version + 1 : 1
+            try connection.write(
+                insertSQL(of: entity),
+                [.integer(reference), .integer(Int64(entity.number)), .integer(version)] + mapping.writtenValues(of: row, entity: entity, columns: entity.writtenColumns),
+                object: id)
+            versions[id] = version
+        }
+        let conflicts = try connection.finishWrites()
+        guard conflicts.isEmpty else { throw PersistenceError.changedSinceRead(conflicts) }
+        guard constraintConflicts.isEmpty else {
+            throw PersistenceError(
+                .constraintConflict, objectIDs: constraintConflicts.flatMap(\.conflictingObjectIDs),
+                "\(constraintConflicts.count) uniqueness constraint(s) broken: " + constraintConflicts.map(\.description).joined(separator: "; "),
+                constraintConflicts: constraintConflicts)
+        }
+        for (id, row) in changes.inserted {
+            let (entity, reference) = try place(of: id)
+            if entity.writesToManys { try writeToManys(of: row, entity: entity, reference: reference) }
+        }
+        for (id, row) in changes.updated where changes.inserted[id] == nil {
+            let (entity, reference) = try place(of: id)
+            if entity.writesToManys { try writeToManys(of: row, entity: entity, reference: reference) }
+        }
+        _ = try connection.finishWrites()
+        return versions
+    }
+
+    /// The statement text of `key`, made by `make` the first time this save needs it.
+    private func sql(_ key: StatementKey, _ make: () -> String) -> String {
+        if let sql = statements.texts[key] { return sql }
+        let sql = make()
+        statements.texts[key] = sql
+        return sql
+    }
+
+    /// The table mapping and primary key of a saved object.
+    private func place(of id: ManagedObjectID) throws -> (entity: CoreDataSQLiteMapping.Entity, reference: Int64) {
+        guard let entity = mapping.entities[id.entityName], let reference = store.referenceObject(for: id) else {
+            throw PersistenceError(.storeNotFound, objectIDs: [id], "\(id) is not an object of the store \(store.identifier)")
+        }
+        return (entity, reference)
+    }
+
+    /// Which written columns of `row` differ from `committed`: positions in
+    /// ``CoreDataSQLiteMapping/Entity/storedAttributeIndices``, then in `toOneSlots` (offset by
+    /// the stored attributes' count).
+    private func changedColumns(of row: Row, from committed: Row, entity: CoreDataSQLiteMapping.Entity) -> [Int] {
+        var changed: [Int] = []
+        for (index, position) in entity.storedAttributeIndices.enumerated() {
+            let slot = entity.attributeSlots[position]
+            if row.attributes[slot] != committed.attributes[slot] { changed.append(index) }
+        }
+        for (index, slot) in entity.toOneSlots.enumerated() where row.relationships[slot] != committed.relationships[slot] {
+            changed.append(entity.storedAttributeIndices.count + index)
+        }
+        return changed
+    }
+
+    /// The names of the written columns at `columns` (a to-one's key, then its entity number
+    /// where the table has a column for it).
+    private func columnNames(of entity: CoreDataSQLiteMapping.Entity, _ columns: [Int]) -> [String] {
+        columns.flatMap { index -> [String] in
+            if index < entity.storedAttributeIndices.count { return [entity.attributes[entity.storedAttributeIndices[index]].column] }
+            let toOne = entity.toOnes[index - entity.storedAttributeIndices.count]
+            return [toOne.column] + (toOne.entityColumn.map { [$0] } ?? [])
+        }
+    }
+
+    /// `UPDATE` of `Z_OPT` and the given written columns, where `Z_PK` and the old `Z_OPT` match.
+    private func updateSQL(of entity: CoreDataSQLiteMapping.Entity, columns: [Int]) -> String {
+        sql(.update(entity: entity.number, columns: columns)) {
+            let names = ["Z_OPT"] + columnNames(of: entity, columns)
+            let assignments = names.enumerated().map { "\(dialect.column($1)) = \(dialect.placeholder($0 + 1))" }
+            return "UPDATE \(dialect.table(entity.table)) SET \(assignments.joined(separator: ", ")) "
+                + "WHERE \(dialect.column("Z_PK")) = \(dialect.placeholder(names.count + 1)) AND \(dialect.column("Z_OPT")) = \(dialect.placeholder(names.count + 2))"
+        }
+    }
+
+    /// `INSERT` of a whole row (`Z_PK, Z_ENT, Z_OPT`, then every written column) that inserts
+    /// nothing when the key is taken.
+    private func insertSQL(of entity: CoreDataSQLiteMapping.Entity) -> String {
+        sql(.insert(entity: entity.number)) {
+            let names = (["Z_PK", "Z_ENT", "Z_OPT"] + columnNames(of: entity, entity.writtenColumns)).map(dialect.column)
+            return "INSERT INTO \(dialect.table(entity.table)) (\(names.joined(separator: ", "))) VALUES (\(dialect.placeholders(names.count))) "
+                + "ON CONFLICT (\(dialect.column("Z_PK"))) DO NOTHING"
+        }
+    }
+
+    /// Another stored object with this object's values for one of its uniqueness constraints, if
+    /// any. Objects without a value for every constrained attribute never clash.
+    private func uniquenessConflict(
+        of id: ManagedObjectID, row: Row, entity: CoreDataSQLiteMapping.Entity, reference: Int64
+    ) throws -> ConstraintConflict? {
+        for (number, constraint) in entity.layout.uniquenessConstraints.enumerated() {
+            let columns = constraint.slots.compactMap { slot in entity.attributes.first { $0.slot == slot } }
+            guard columns.count == constraint.slots.count, constraint.slots.allSatisfy({ row.attributes[$0] != nil }) else { continue }
+            let query = sql(.uniqueness(entity: entity.number, constraint: number)) {
+                let test = columns.enumerated().map { "\(dialect.column($1.column)) = \(dialect.placeholder($0 + 1))" }.joined(separator: " AND ")
+                return "SELECT \(dialect.column("Z_PK")), \(dialect.column("Z_ENT")) FROM \(dialect.table(entity.table)) "
+                    + "WHERE \(test) AND \(dialect.column("Z_PK")) <> \(dialect.placeholder(columns.count + 1)) LIMIT 1"
+            }
+            let values = columns.map { CoreDataSQLiteValues.encode(row.attributes[$0.slot], for: $0.attribute) }
+            var other: ManagedObjectID?
+            try connection.forEachRow(query, values + [.integer(reference)]) { cells in
+                guard other == nil, let key = cells[0] else { return }
+                let name = cells[1].flatMap { mapping.entityNames[Int($0)] } ?? entity.layout.name
+                other = ManagedObjectID(space: ObjectIDSpace.make(store: store.identifier, entityName: name), number: key)
+            }
+            if let other { return ConstraintConflict(constraint: constraint.names, conflictingObjectIDs: [id], storeObjectID: other) }
+        }
+        return nil
+    }
+
+    /// Join-table links and ordering keys of a saved object's to-many relationships: the links
+    /// it no longer has go, the ones it has are written with their positions.
+    private func writeToManys(of row: Row, entity: CoreDataSQLiteMapping.Entity, reference: Int64) throws {
+        for toMany in entity.toManys {
+            let targets = row.relationships[toMany.slot].objectIDs
+            switch toMany.storage {
+            case .inverseForeignKey(let table, _, let order):
+                guard let order else { continue }  // the targets' own rows hold the key
+                let update = sql(.order(table: table, column: order)) {
+                    "UPDATE \(dialect.table(table)) SET \(dialect.column(order)) = \(dialect.placeholder(1)) WHERE \(dialect.column("Z_PK")) = \(dialect.placeholder(2))"
+                }
+                for (position, target) in targets.enumerated() {
+                    guard let key = target.referenceNumber else { continue }
+                    try connection.write(update, [.integer(Self.orderKey(position)), .integer(key)], object: nil)
+                }
+            case .joinTable(let table, let own, let other, let order, _, let destination):
+                let keys = targets.compactMap(\.referenceNumber)
+                try connection.removeLinks(in: table, ownColumn: own, otherColumn: other, of: reference, keeping: keys)
+                let insert = sql(.link(table: table, own: own, order: order)) { linkSQL(table, own: own, other: other, order: order, destination: destination) }
+                for (position, key) in keys.enumerated() {
+                    var values: [SQLiteValue] = [.integer(reference), .integer(key)]
+                    if order != nil { values.append(.integer(Self.orderKey(position))) }
+                    if dialect.keepsRowClause != nil { values.append(.integer(key)) }
+                    try connection.write(insert, values, object: nil)
+                }
+            }
+        }
+    }
+
+    /// The insert of one link (with its position, in an ordered relationship), which leaves a
+    /// link already there as it is (or moves it to its new position). Where the dialect can
+    /// keep a row, a link is written only while its target is stored, and keeps it stored until
+    /// the save commits: another writer's delete of the target waits, then removes the link with
+    /// the target's other links; a target already deleted gets no link, which reads as none
+    /// either way. No link ever outlives its target.
+    private func linkSQL(_ table: String, own: String, other: String, order: String?, destination: String) -> String {
+        let columns = [own, other] + (order.map { [$0] } ?? [])
+        var source = "VALUES (\(dialect.placeholders(columns.count)))"
+        if let keep = dialect.keepsRowClause {
+            source = "SELECT \(dialect.placeholders(columns.count)) WHERE EXISTS (SELECT 1 FROM \(dialect.table(destination)) "
+                + "WHERE \(dialect.column("Z_PK")) = \(dialect.placeholder(columns.count + 1)) \(keep))"
+        }
+        let onConflict = order.map { "DO UPDATE SET \(dialect.column($0)) = excluded.\(dialect.column($0))" } ?? "DO NOTHING"
+        return "INSERT INTO \(dialect.table(table)) (\(columns.map(dialect.column).joined(separator: ", "))) \(source) "
+            + "ON CONFLICT (\(dialect.column(own)), \(dialect.column(other))) \(onConflict)"
+    }
+}
+
+extension CoreDataSQLiteMapping {
+    /// A row's written columns' values, in `columns`' order (positions as
+    /// ``RelationalSaveWriter`` changes them): stored attributes, then each to-one's key
+    /// (and entity number). Derived attributes a trigger keeps are never written.
+    package func writtenValues(of row: Row, entity: Entity, columns: [Int]) -> [SQLiteValue] {
+        var values: [SQLiteValue] = []
+        values.reserveCapacity(columns.count + 6)
+        for column in columns {
+            if column < entity.storedAttributeIndices.count {
+                let position = entity.storedAttributeIndices[column]
+                values.append(
+                    CoreDataSQLiteValues.encode(row.attributes[entity.attributeSlots[position]], allowsExternalStorage: entity.attributeStoresExternally[position]))
+            } else {
+                let position = column - entity.storedAttributeIndices.count
+                guard case .toOne(let target) = row.relationships[entity.toOneSlots[position]] else {
+                    preconditionFailure("a to-one relationship's slot holds a to-many value")
+                }
+                values.append(target?.referenceNumber.map(SQLiteValue.integer) ?? .null)
+                if entity.toOneHasEntityColumn[position] {
+                    values.append(target.flatMap { entities[$0.entityName] }.map { .integer(Int64($0.number)) } ?? .null)
+                }
+            }
+        }
+        return values
+    }
+}
