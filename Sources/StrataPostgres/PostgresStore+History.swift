@@ -22,8 +22,8 @@ import Strata
 extension PostgresStore {
     /// `Z_PRIMARYKEY`'s rows that number history's changes and transactions (Core Data's
     /// numbers and names for its history entities).
-    static let historyChangeEntity = (number: 16001, name: "CHANGE")
-    static let historyTransactionEntity = (number: 16002, name: "TRANSACTION")
+    static let historyChangeEntity = CoreDataHistorySchema.changeEntity
+    static let historyTransactionEntity = CoreDataHistorySchema.transactionEntity
 
     // MARK: Tables
 
@@ -121,14 +121,14 @@ extension PostgresStore {
             columns.append(changed)
             kept.append(tombstone)
         }
-        for id in changes.inserted.keys.sorted(by: Self.referenceOrder) { record(id, .insert) }
-        for id in changes.updated.keys.sorted(by: Self.referenceOrder) where changes.inserted[id] == nil {
+        for id in changes.inserted.keys.sorted(by: RelationalHistory.recordingOrder) { record(id, .insert) }
+        for id in changes.updated.keys.sorted(by: RelationalHistory.recordingOrder) where changes.inserted[id] == nil {
             // Without the row the update started from (a save through the public contract), every
             // stored property may have changed.
             let names = history.updatedProperties[id] ?? allProperties(of: id)
             record(id, .update, columns: Self.textArrayLiteral(names.sorted()))
         }
-        for id in changes.deleted.keys.sorted(by: Self.referenceOrder) { record(id, .delete, tombstone: tombstones[id] ?? "") }
+        for id in changes.deleted.keys.sorted(by: RelationalHistory.recordingOrder) { record(id, .delete, tombstone: tombstones[id] ?? "") }
         guard !types.isEmpty else { return }
 
         let keys = schema.table("Z_PRIMARYKEY")
@@ -168,10 +168,6 @@ extension PostgresStore {
     private func allProperties(of id: ManagedObjectID) -> Set<String> {
         guard let layout = mapping.entities[id.entityName]?.layout else { return [] }
         return Set(layout.attributes.filter { !$0.isTransient }.map(\.name) + layout.relationships.filter { !$0.isTransient }.map(\.name))
-    }
-
-    private static func referenceOrder(_ a: ManagedObjectID, _ b: ManagedObjectID) -> Bool {
-        (a.entityName, a.referenceNumber ?? 0) < (b.entityName, b.referenceNumber ?? 0)
     }
 
     // MARK: Reading and deleting
@@ -278,28 +274,10 @@ extension PostgresStore {
         guard !isReadOnly else {
             throw PersistenceError(.storeNotFound, "the store \(identifier) is read-only: its history cannot be deleted")
         }
-        var bindings = PostgresBindings()
-        let condition: String
-        switch position {
-        case .token(nil):
-            condition = "TRUE"
-        case .token(let token?):
-            guard let number = token.transactionNumbers[identifier] else { return 0 }
-            bindings.append(number)
-            condition = "\"Z_PK\" < $1"
-        case .date(let date):
-            bindings.append(date)
-            condition = "\"ZTIMESTAMP\" < $1"
-        }
         return try withTransaction { connection in
             guard try hasHistoryTables(connection) else { return 0 }
-            _ = try connection.rows(
-                "DELETE FROM \(schema.table("ACHANGE")) WHERE \"ZTRANSACTIONID\" IN (SELECT \"Z_PK\" FROM \(schema.table("ATRANSACTION")) WHERE \(condition))",
-                bindings: bindings, logger: logger)
-            return try connection.rows(
-                "WITH gone AS (DELETE FROM \(schema.table("ATRANSACTION")) WHERE \(condition) RETURNING 1) SELECT count(*) FROM gone",
-                bindings: bindings, logger: logger
-            ).first.map { Int(try $0.makeRandomAccess()[0].int64() ?? 0) } ?? 0
+            let session = PostgresRelationalConnection(connection, dialect: dialect, logger: logger)
+            return try RelationalHistory.removeTransactions(before: position, storeIdentifier: identifier, connection: session)
         }
     }
 
@@ -308,12 +286,7 @@ extension PostgresStore {
     package func recordedHistoryBounds() throws -> (last: Int64, firstKept: Int64) {
         try pool.withConnection { connection in
             guard try hasHistoryTables(connection) else { return (0, 1) }
-            let cells = try connection.rows(
-                "SELECT \"Z_MAX\", (SELECT min(\"Z_PK\") FROM \(schema.table("ATRANSACTION"))) FROM \(schema.table("Z_PRIMARYKEY")) WHERE \"Z_ENT\" = $1",
-                [.integer(Int64(Self.historyTransactionEntity.number))], logger: logger
-            ).first?.makeRandomAccess()
-            let last = try cells?[0].int64() ?? 0
-            return (last, try cells?[1].int64() ?? last + 1)
+            return try RelationalHistory.bounds(connection: PostgresRelationalConnection(connection, dialect: dialect, logger: logger))
         }
     }
 

@@ -163,30 +163,15 @@ extension PostgresStore {
             }
         }
 
-        /// Persistent history names each changed object by its entity's number: it follows the
-        /// renumbering, and, as Core Data does when a migration removes an entity, history is cut
-        /// up to the last transaction that touched an object of an entity that does not carry
-        /// over. (Updates' changed-property names stay as they were written.)
+        /// Persistent history follows the renumbering (``RelationalHistory/renumber(_:connection:)``).
         private func renumberHistory(from source: CoreDataSQLiteMapping, to destination: CoreDataSQLiteMapping) throws {
             guard try PostgresStore.hasHistoryTables(in: location.schema, connection, logger: logger) else { return }
-            let changes = PostgresSQL.qualified(location.schema, "ACHANGE")
-            var numbers: [(from: Int64, to: Int64)] = []
+            var numbers: [Int: Int] = [:]
             for (old, new) in step.mapping.entityRenames {
-                if let a = source.entities[old]?.number, let b = destination.entities[new]?.number { numbers.append((Int64(a), Int64(b))) }
+                if let a = source.entities[old]?.number, let b = destination.entities[new]?.number { numbers[a] = b }
             }
-            var bindings = PostgresBindings()
-            bindings.append(numbers.map(\.from))
-            bindings.append(numbers.map(\.to))
-            _ = try connection.rows(
-                "UPDATE \(changes) SET \"ZENTITY\" = (SELECT m.b FROM unnest($1::bigint[], $2::bigint[]) AS m(a, b) WHERE m.a = \"ZENTITY\")",
-                bindings: bindings, logger: logger)
-            guard
-                let last = try connection.rows("SELECT max(\"ZTRANSACTIONID\") FROM \(changes) WHERE \"ZENTITY\" IS NULL", logger: logger)
-                    .first?.makeRandomAccess()[0].int64()
-            else { return }
-            try connection.run("DELETE FROM \(changes) WHERE \"ZTRANSACTIONID\" <= $1", [.integer(last)], logger: logger)
-            try connection.run(
-                "DELETE FROM \(PostgresSQL.qualified(location.schema, "ATRANSACTION")) WHERE \"Z_PK\" <= $1", [.integer(last)], logger: logger)
+            let session = PostgresRelationalConnection(connection, dialect: .postgreSQL(schema: location.schema), logger: logger)
+            guard let last = try RelationalHistory.renumber(numbers, connection: session) else { return }
             logger.warning(
                 "persistent history cut: an entity it names does not carry over", metadata: ["store": "\(location)", "through transaction": "\(last)"])
         }

@@ -224,6 +224,27 @@ import Testing
         } throws: { ($0 as? PersistenceError)?.code == .invalidHistoryToken }
     }
 
+    /// Core Data's `deleteHistory(before: Date)`: the transactions older than the date go, with
+    /// their changes; the one at the date and later stay.
+    @Test(arguments: fileKinds)
+    func historyIsDeletedBeforeADate(_ type: StoreType) async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = try await Self.storeURL("Notes.store", in: directory, type)
+        let coordinator = try await Self.open(url, type)
+        _ = try await Self.writeThreeSaves(coordinator)
+        let all = try await coordinator.execute(.fetchHistory(after: nil as PersistentHistoryToken?)).transactions
+        try #require(all.count == 3)
+        #expect(try await coordinator.execute(.deleteHistory(before: all[0].timestamp)) == .deleted(count: 0))
+        let cut = all[2].timestamp > all[1].timestamp ? all[2].timestamp : all[1].timestamp
+        let removed = all.filter { $0.timestamp < cut }.count
+        #expect(removed >= 1)
+        #expect(try await coordinator.execute(.deleteHistory(before: cut)) == .deleted(count: removed))
+        let left = try await coordinator.execute(.fetchHistory(after: nil as PersistentHistoryToken?)).transactions
+        #expect(left.map(\.transactionNumber) == all.dropFirst(removed).map(\.transactionNumber))
+        #expect(left.map(\.changes.count) == all.dropFirst(removed).map(\.changes.count), "each transaction keeps its own changes")
+    }
+
     @Test(arguments: fileKinds)
     func aStoreWithHistoryOpenedWithoutTrackingIsReadOnly(_ type: StoreType) async throws {
         let directory = try Fixtures.temporaryDirectory()

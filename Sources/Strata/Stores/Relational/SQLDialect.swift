@@ -29,17 +29,23 @@ package struct SQLDialect: Sendable {
     /// transaction ends (PostgreSQL's `FOR KEY SHARE`, what a foreign key takes); `nil` where
     /// a write transaction excludes every other writer anyway (SQLite).
     package let keepsRowClause: String?
+    /// A timestamp column's value for a parameter bound as seconds since 2001-01-01 (Core
+    /// Data's reference date): the seconds themselves in SQLite, whose history stores them so;
+    /// a `timestamptz` in PostgreSQL.
+    package let timestamp: @Sendable (String) -> String
 
     package static let sqlite = SQLDialect(
         table: { $0 }, column: { $0 }, hasEvaluatorFunctions: true, textOrdering: "", alwaysTrue: "1", alwaysFalse: "0",
-        comparisonsAreNumbers: true, placeholder: { _ in "?" }, keepsRowClause: nil)
+        comparisonsAreNumbers: true, placeholder: { _ in "?" }, keepsRowClause: nil,
+        timestamp: { $0 })
 
     /// PostgreSQL, with the store's tables in `schema`.
     package static func postgreSQL(schema: String) -> SQLDialect {
         let quoted = quotedName
         return SQLDialect(
             table: { quoted(schema) + "." + quoted($0) }, column: quoted, hasEvaluatorFunctions: false, textOrdering: " COLLATE \"C\"",
-            alwaysTrue: "TRUE", alwaysFalse: "FALSE", comparisonsAreNumbers: false, placeholder: { "$\($0)" }, keepsRowClause: "FOR KEY SHARE")
+            alwaysTrue: "TRUE", alwaysFalse: "FALSE", comparisonsAreNumbers: false, placeholder: { "$\($0)" }, keepsRowClause: "FOR KEY SHARE",
+            timestamp: { "to_timestamp(\($0) + 978307200)" })
     }
 
     /// `name` as a quoted identifier: any name, however hostile, stays one identifier.

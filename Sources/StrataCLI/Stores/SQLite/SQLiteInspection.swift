@@ -46,6 +46,14 @@ struct SQLiteInspection {
         }
     }
 
+    /// The checks every relational store gets (``RelationalStoreCheck``), run on this file.
+    func relationalCheck(mapping: CoreDataSQLiteMapping, checkingRows: Bool) throws -> RelationalStoreCheck<SQLiteRelationalConnection> {
+        var check = RelationalStoreCheck(connection: SQLiteRelationalConnection(connection), mapping: mapping)
+        let columns = try tableColumns().mapValues(Set.init)
+        try sqlite { try check.run(columns: columns, checkingRows: checkingRows) }
+        return check
+    }
+
     /// The bytes of Core Data's model cache, 0 when there is none.
     func modelCacheSize() throws -> Int64 {
         guard try integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'Z_MODELCACHE'") == 1 else { return 0 }

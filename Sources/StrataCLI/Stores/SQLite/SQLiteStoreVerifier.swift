@@ -28,58 +28,11 @@ struct SQLiteStoreVerifier {
             return
         }
         let mapping = CoreDataSQLiteMapping(model: model, existingTables: try inspection.tableColumns())
-        var missingTables: Set<String> = []
-        for table in mapping.schema.tables {
-            let columns = Set(try inspection.texts("SELECT name FROM pragma_table_info(?)", [.text(table.name)]))
-            if columns.isEmpty {
-                problems.append("the table \(table.name) is missing")
-                missingTables.insert(table.name)
-                continue
-            }
-            let missing = (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)).filter { !columns.contains($0) }
-            if !missing.isEmpty { problems.append("the table \(table.name) lacks the column(s) \(missing.joined(separator: ", "))") }
-        }
-        for join in mapping.schema.joinTables {
-            let columns = Set(try inspection.texts("SELECT name FROM pragma_table_info(?)", [.text(join.name)]))
-            if columns.isEmpty {
-                problems.append("the join table \(join.name) is missing")
-                missingTables.insert(join.name)
-            } else if !Set(join.columns).isSubset(of: columns) {
-                problems.append("the join table \(join.name) lacks columns of \(join.columns.joined(separator: ", "))")
-                missingTables.insert(join.name)
-            }
-        }
+        let check = try inspection.relationalCheck(mapping: mapping, checkingRows: problems.isEmpty)
+        problems += check.problems
         guard problems.isEmpty else { return }
-        for entity in mapping.schema.entities {
-            let rows = try inspection.integer("SELECT count(*) FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(Int64(entity.number))])
-            if rows != 1 { problems.append("Z_PRIMARYKEY has no row for \(entity.name) (entity \(entity.number))") }
-        }
-        for entity in mapping.entities.values.sorted(by: { $0.number < $1.number }) {
-            objectCount += Int(try inspection.integer("SELECT count(*) FROM \(entity.table) WHERE Z_ENT = ?", [.integer(Int64(entity.number))]))
-            try checkExternalData(of: entity)
-            for toOne in entity.toOnes {
-                guard let destination = mapping.entities[toOne.destination] else { continue }
-                let dangling = try inspection.integer(
-                    "SELECT count(*) FROM \(entity.table) a WHERE a.Z_ENT = ? AND a.\(toOne.column) IS NOT NULL "
-                        + "AND NOT EXISTS (SELECT 1 FROM \(destination.table) d WHERE d.Z_PK = a.\(toOne.column))",
-                    [.integer(Int64(entity.number))])
-                if dangling > 0 { problems.append("\(dangling) \(entity.layout.name) object(s) point at missing objects through \(toOne.column)") }
-            }
-            for toMany in entity.toManys {
-                guard case .joinTable(let table, let own, let other, _, _, let destinationTable) = toMany.storage else { continue }
-                let dangling = try inspection.integer(
-                    "SELECT count(*) FROM \(table) j WHERE NOT EXISTS (SELECT 1 FROM \(entity.table) s WHERE s.Z_PK = j.\(own)) "
-                        + "OR NOT EXISTS (SELECT 1 FROM \(destinationTable) d WHERE d.Z_PK = j.\(other))")
-                if dangling > 0 { problems.append("\(dangling) row(s) of \(table) point at missing objects") }
-            }
-        }
-        for root in mapping.schema.entities where root.superNumber == 0 {
-            let highest = try inspection.integer("SELECT coalesce(max(Z_PK), 0) FROM \(root.table)")
-            let counter = try inspection.integer("SELECT coalesce(Z_MAX, 0) FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(Int64(root.number))])
-            if highest > counter {
-                problems.append("Z_PRIMARYKEY's Z_MAX for \(root.name) is \(counter), below the highest Z_PK \(highest): numbers would be handed out twice")
-            }
-        }
+        objectCount = check.objectCounts.values.reduce(0, +)
+        for entity in mapping.entities.values.sorted(by: { $0.number < $1.number }) { try checkExternalData(of: entity) }
     }
 
     /// Every externally stored value of the entity's own objects (§8: `0x02`, a UUID, NUL)

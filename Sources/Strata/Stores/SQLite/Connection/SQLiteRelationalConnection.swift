@@ -2,33 +2,33 @@ import Foundation
 
 /// A ``SQLiteConnection`` as the relational core uses it: each write runs at once, on the
 /// connection's cached prepared statement for its text.
-final class SQLiteRelationalConnection: RelationalConnection {
+package final class SQLiteRelationalConnection: RelationalConnection {
     let connection: SQLiteConnection
-    let dialect = SQLDialect.sqlite
+    package let dialect = SQLDialect.sqlite
     private var unchanged: [ManagedObjectID] = []
 
-    init(_ connection: SQLiteConnection) {
+    package init(_ connection: SQLiteConnection) {
         self.connection = connection
     }
 
-    func write(_ sql: String, _ values: [SQLiteValue], object: ManagedObjectID?) throws {
+    package func write(_ sql: String, _ values: [SQLiteValue], object: ManagedObjectID?) throws {
         try connection.statement(sql).run(values)
         if let object, connection.changes == 0 { unchanged.append(object) }
     }
 
-    func finishWrites() throws -> [ManagedObjectID] {
+    package func finishWrites() throws -> [ManagedObjectID] {
         defer { unchanged.removeAll() }
         return unchanged
     }
 
-    func forEachRow(_ sql: String, _ values: [SQLiteValue], _ body: ([Int64?]) throws -> Void) throws {
+    package func forEachRow(_ sql: String, _ values: [SQLiteValue], _ body: ([Int64?]) throws -> Void) throws {
         try connection.statement(sql).forEachRow(values) { statement in
             try body((0..<statement.columnCount).map { statement.isNull($0) ? nil : statement.int64($0) })
         }
     }
 
     /// SQLite binds no arrays: the links are read, and the ones not kept deleted one by one.
-    func removeLinks(in table: String, ownColumn: String, otherColumn: String, of owner: Int64, keeping: [Int64]) throws {
+    package func removeLinks(in table: String, ownColumn: String, otherColumn: String, of owner: Int64, keeping: [Int64]) throws {
         var stale: Set<Int64> = []
         try connection.statement("SELECT \(otherColumn) FROM \(table) WHERE \(ownColumn) = ?").forEachRow([.integer(owner)]) {
             _ = stale.insert($0.int64(0))

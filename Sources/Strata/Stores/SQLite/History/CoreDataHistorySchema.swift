@@ -4,10 +4,10 @@ import Foundation
 /// whose sections are cited below): its three tables and their indexes, and per entity of the
 /// model the properties an update's `ZCOLUMNS` bits name and the attributes a delete's
 /// tombstone keeps. A pure function of the model and the store's column mapping.
-struct CoreDataHistorySchema: Sendable {
-    /// The history entities' numbers and names in `Z_PRIMARYKEY` (§1).
-    static let changeEntity = (number: 16001, name: "CHANGE")
-    static let transactionEntity = (number: 16002, name: "TRANSACTION")
+package struct CoreDataHistorySchema: Sendable {
+    /// The history entities' numbers and names in `Z_PRIMARYKEY` (§1), the PostgreSQL store's too.
+    package static let changeEntity = (number: 16001, name: "CHANGE")
+    package static let transactionEntity = (number: 16002, name: "TRANSACTION")
     static let stringEntity = (number: 16003, name: "TRANSACTIONSTRING")
 
     /// Per entity name, the property each bit of an update's `ZCOLUMNS` names (§4), in bit order.

@@ -117,18 +117,14 @@ extension SQLiteStore {
             try insert.run(values)
             key += 1
         }
-        for id in changes.inserted.keys.sorted(by: Self.referenceOrder) { try record(id, .insert, columns: .null, tombstone: []) }
-        for id in changes.updated.keys.sorted(by: Self.referenceOrder) where changes.inserted[id] == nil {
+        for id in changes.inserted.keys.sorted(by: RelationalHistory.recordingOrder) { try record(id, .insert, columns: .null, tombstone: []) }
+        for id in changes.updated.keys.sorted(by: RelationalHistory.recordingOrder) where changes.inserted[id] == nil {
             let bits = historySchema.columnBits(entity: id.entityName, changed: details.updatedProperties[id] ?? [])
             try record(id, .update, columns: .blob(bits), tombstone: [])
         }
-        for id in changes.deleted.keys.sorted(by: Self.referenceOrder) {
+        for id in changes.deleted.keys.sorted(by: RelationalHistory.recordingOrder) {
             try record(id, .delete, columns: .null, tombstone: details.tombstones[id] ?? [])
         }
-    }
-
-    private static func referenceOrder(_ a: ManagedObjectID, _ b: ManagedObjectID) -> Bool {
-        (a.entityName, a.referenceNumber ?? 0) < (b.entityName, b.referenceNumber ?? 0)
     }
 
     /// The key of a string in `ATRANSACTIONSTRING`, added when it is new (§6); `NULL` for none.
@@ -291,22 +287,7 @@ extension SQLiteStore {
         return try sqlite {
             try writer.writeTransaction {
                 guard try Self.hasHistoryTables(writer) else { return 0 }
-                let condition: String
-                var values: [SQLiteValue] = []
-                switch position {
-                case .token(nil):
-                    condition = "1"
-                case .token(let token?):
-                    guard let number = token.transactionNumbers[identifier] else { return 0 }
-                    condition = "Z_PK < ?"
-                    values = [.integer(number)]
-                case .date(let date):
-                    condition = "ZTIMESTAMP < ?"
-                    values = [.real(date.timeIntervalSinceReferenceDate)]
-                }
-                try writer.statement("DELETE FROM ACHANGE WHERE ZTRANSACTIONID IN (SELECT Z_PK FROM ATRANSACTION WHERE \(condition))").run(values)
-                try writer.statement("DELETE FROM ATRANSACTION WHERE \(condition)").run(values)
-                return writer.changes
+                return try RelationalHistory.removeTransactions(before: position, storeIdentifier: identifier, connection: SQLiteRelationalConnection(writer))
             }
         }
     }
@@ -315,14 +296,7 @@ extension SQLiteStore {
         try sqlite {
             try withHistoryConnection { connection in
                 guard try Self.hasHistoryTables(connection) else { return (0, 1) }
-                var last: Int64 = 0
-                if case .integer(let max)? = try connection.scalar(
-                    "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(Int64(CoreDataHistorySchema.transactionEntity.number))])
-                {
-                    last = max
-                }
-                if case .integer(let first)? = try connection.scalar("SELECT min(Z_PK) FROM ATRANSACTION") { return (last, first) }
-                return (last, last + 1)
+                return try RelationalHistory.bounds(connection: SQLiteRelationalConnection(connection))
             }
         }
     }

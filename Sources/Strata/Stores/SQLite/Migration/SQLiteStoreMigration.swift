@@ -282,17 +282,10 @@ extension SQLiteStoreMigration {
             return "CASE \(column) " + numbers.sorted { $0.key < $1.key }.map { "WHEN \($0.key) THEN \($0.value)" }.joined(separator: " ") + " END"
         }
 
-        /// Persistent history names each changed object by its entity's number: it follows the
-        /// renumbering, and, as Core Data does when a migration removes an entity, history is cut
-        /// up to the last transaction that touched an object of an entity that does not carry
-        /// over. (The changed-property bits of updates stay as they were written: see
-        /// docs/PersistentHistory.md.)
+        /// Persistent history follows the renumbering (``RelationalHistory/renumber(_:connection:)``).
         private func renumberHistory() throws {
             guard try SQLiteStore.hasHistoryTables(connection) else { return }
-            try connection.execute("UPDATE ACHANGE SET ZENTITY = \(renumbering("ZENTITY"))")
-            guard case .integer(let last)? = try connection.scalar("SELECT max(ZTRANSACTIONID) FROM ACHANGE WHERE ZENTITY IS NULL") else { return }
-            try connection.statement("DELETE FROM ACHANGE WHERE ZTRANSACTIONID <= ?").run([.integer(last)])
-            try connection.statement("DELETE FROM ATRANSACTION WHERE Z_PK <= ?").run([.integer(last)])
+            guard let last = try RelationalHistory.renumber(numbers, connection: SQLiteRelationalConnection(connection)) else { return }
             migration.logger.warning(
                 "persistent history cut: an entity it names does not carry over",
                 metadata: ["store": "\(file.path)", "through transaction": "\(last)"])
