@@ -25,11 +25,11 @@ final class PostgresRelationalConnection: RelationalConnection {
         return unchanged
     }
 
-    func forEachRow(_ sql: String, _ values: [SQLiteValue], _ body: ([Int64?]) throws -> Void) throws {
+    func forEachRow(_ sql: String, _ values: [SQLiteValue], _ body: ([SQLiteValue]) throws -> Void) throws {
         unchanged += try statements.waitForAll()
         for row in try statements.connection.rows(sql, values, logger: statements.logger) {
             let cells = row.makeRandomAccess()
-            try body(try (0..<cells.count).map { try cells[$0].int64() })
+            try body(try (0..<cells.count).map { try cells[$0].value() })
         }
     }
 

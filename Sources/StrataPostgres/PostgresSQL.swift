@@ -272,6 +272,29 @@ extension PostgresCell {
         }
     }
 
+    /// The cell's value by its type: integers and Booleans as integers, floating-point and
+    /// numeric as doubles, bytes as bytes, anything else as text. What a statement computes
+    /// (a count, a minimum) reads so, whatever its type.
+    func value() throws -> SQLiteValue {
+        guard bytes != nil else { return .null }
+        do {
+            switch dataType {
+            case .int2, .int4, .int8: return .integer(try decode(Int64.self))
+            case .bool: return .integer(try decode(Bool.self) ? 1 : 0)
+            case .float4, .float8: return .real(try decode(Double.self))
+            case .numeric:
+                guard let number = Double(try decode(String.self)) else { throw PostgresStoreError(.server, "\(columnName) is not a number") }
+                return .real(number)
+            case .bytea: return .blob(try decode(Data.self))
+            default: return .text(try decode(String.self))
+            }
+        } catch let error as PostgresStoreError {
+            throw error
+        } catch {
+            throw PostgresStoreError(.server, "the column \(columnName) holds a \(dataType) the store cannot read: \(error)")
+        }
+    }
+
     /// An array of integers (a to-many's targets), empty for NULL.
     func int64Array() throws -> [Int64] {
         guard bytes != nil else { return [] }

@@ -79,6 +79,34 @@ extension PostgresStore {
         }
     }
 
+    /// Grouped in SQL when the request translates exactly (``RelationalGrouping``): what
+    /// PostgreSQL cannot add as the evaluator adds (sums and averages) is the context's.
+    package func groups(
+        ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, groupBy: [String], properties: [ExpressionDescription],
+        sortedBy sort: [(key: String, ascending: Bool)], in snapshot: any IncrementalStoreSnapshot
+    ) throws -> [StoreGroup]? {
+        guard let table = mapping.entities[layout.name],
+            let grouping = RelationalGrouping(
+                entity: table, mapping: mapping, store: identifier, dialect: dialect, predicate: predicate, groupBy: groupBy,
+                properties: properties, sort: sort)
+        else { return nil }
+        let spaces = mapping.entityNames.mapValues { ObjectIDSpace.make(store: identifier, entityName: $0) }
+        return try read(snapshot) { connection in
+            var groups: [StoreGroup] = []
+            let session = PostgresRelationalConnection(connection, dialect: dialect, logger: logger)
+            try session.forEachRow(grouping.sql, grouping.bindings) { row in
+                groups.append(
+                    try grouping.group(
+                        from: row, spaces: spaces,
+                        externalData: { throw PostgresStoreError(.damagedRow, "\(layout.name) names the external file \($0): the store keeps no files") }
+                    ) { name, problem in
+                        PostgresStoreError(.damagedRow, "\(location): \(layout.name).\(name): \(problem)")
+                    })
+            }
+            return groups
+        }
+    }
+
     /// The attribute types whose order in SQL is the context's.
     static let sortable: Set<AttributeType> = [.integer16, .integer32, .integer64, .double, .float, .boolean, .date, .string, .uuid]
 

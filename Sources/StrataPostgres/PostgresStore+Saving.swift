@@ -12,17 +12,28 @@ extension PostgresStore {
     static let retriedStates: Set<String> = ["40001", "40P01", "23505"]
 
     package func save(_ changes: RowChanges, recording history: SaveHistory?) throws -> [ManagedObjectID: Int64] {
+        try saving(Array(changes.inserted.keys) + Array(changes.updated.keys)) { connection in
+            try lockSchemaForSave(connection)
+            let tombstones = history == nil ? [:] : try self.tombstones(of: changes.deleted, connection: connection)
+            let session = PostgresRelationalConnection(connection, dialect: dialect, logger: logger)
+            let versions = try RelationalSaveWriter(mapping: mapping, connection: session, store: self).write(changes)
+            return (versions, try finishSave(changes, history: history, tombstones: tombstones, connection: connection))
+        }
+    }
+
+    /// Runs `body` as one save: in a transaction, tried again whole on a conflict with another
+    /// server (``retriedStates``); `body` returns its result and the save's number (`nil`
+    /// when it wrote nothing, and took none).
+    func saving<T>(_ objectIDs: @autoclosure () -> [ManagedObjectID], _ body: (PostgresConnection) throws -> (T, Int64?)) throws -> T {
         guard !isReadOnly else {
-            throw PersistenceError(
-                .storeNotFound, objectIDs: Array(changes.inserted.keys) + Array(changes.updated.keys),
-                "the store \(identifier) is read-only")
+            throw PersistenceError(.storeNotFound, objectIDs: objectIDs(), "the store \(identifier) is read-only")
         }
         var attempt = 1
         while true {
             do {
-                let (versions, change) = try withTransaction { connection in try write(changes, history: history, connection: connection) }
-                committed(change: change)
-                return versions
+                let (result, change) = try withTransaction(body)
+                if let change { committed(change: change) }
+                return result
             } catch let error as PostgresStoreError where error.code == .server && Self.retriedStates.contains(error.sqlState ?? "") {
                 forgetWrittenMetadata()
                 guard attempt < Self.saveAttempts else {
@@ -52,15 +63,11 @@ extension PostgresStore {
         }
     }
 
-    /// Writes one save in `connection`'s transaction, with its history when there is one;
-    /// returns each object's new version and the save's number.
-    private func write(
-        _ changes: RowChanges, history: SaveHistory?, connection: PostgresConnection
-    ) throws -> ([ManagedObjectID: Int64], Int64) {
-        try lockSchemaForSave(connection)
-        let tombstones = history == nil ? [:] : try self.tombstones(of: changes.deleted, connection: connection)
-        let session = PostgresRelationalConnection(connection, dialect: dialect, logger: logger)
-        let versions = try RelationalSaveWriter(mapping: mapping, connection: session, store: self).write(changes)
+    /// Ends a save's writes in its transaction: takes the save's number, records its history
+    /// (when there is one), writes changed metadata and tells other servers. Returns the number.
+    func finishSave(
+        _ changes: RowChanges, history: SaveHistory?, tombstones: [ManagedObjectID: String], connection: PostgresConnection
+    ) throws -> Int64 {
         var statements = PipelinedStatements(connection: connection, logger: logger)
         // Taking the next number locks the metadata row until commit, last, so that saves to one
         // store write at once and commit one at a time, in the order of their numbers. After a
@@ -89,7 +96,7 @@ extension PostgresStore {
         }
         try writeMetadataIfChanged(connection)
         try connection.run("SELECT pg_notify($1, $2)", [.text(changeChannel), .text("\(change) \(saverID)")], logger: logger)
-        return (versions, change)
+        return change
     }
 
     /// Reference numbers from `Z_PRIMARYKEY`'s `Z_MAX` of each hierarchy's root, one statement

@@ -1,17 +1,22 @@
 import Foundation
 @testable import Strata
 import StrataTestSupport
+import StrataPostgres
 import Testing
 
 /// Batch insert, update and delete on every store type: what they change, the delete rules
 /// they apply, the history they leave, and that they change the store exactly as the same
 /// changes made with managed objects and saved.
 @Suite struct BatchRequestTests {
-    static let kinds: [StoreType] = [.sqlite, .binary, .inMemory]
+    static let kinds: [StoreType] = [.sqlite, .binary, .inMemory] + (PostgresTestServer.isAvailable ? [.postgreSQL] : [])
 
     static func open(_ type: StoreType, in directory: URL, name: String = "Library") async throws -> PersistentStoreCoordinator {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: try libraryModel())
-        let url = type == .inMemory ? nil : directory.appendingPathComponent("\(name).\(type == .sqlite ? "sqlite" : "store")")
+        let url: URL? = switch type {
+        case .inMemory: nil
+        case .postgreSQL: try await PostgresTestServer.newStoreURL()
+        default: directory.appendingPathComponent("\(name).\(type == .sqlite ? "sqlite" : "store")")
+        }
         try await coordinator.addPersistentStore(type: type, at: url, options: [PersistentStoreOption.persistentHistoryTracking: true])
         return coordinator
     }
@@ -280,8 +285,11 @@ import Testing
     }
 }
 
-/// The SQLite store's batch update in SQL gives the store the general path gives.
+/// The SQL stores' batch update in SQL (``RelationalBatchUpdate``, one code for SQLite and
+/// PostgreSQL) gives the store the general path gives.
 @Suite struct SQLiteBatchUpdateTests {
+    static let sqlKinds: [StoreType] = [.sqlite] + (PostgresTestServer.isAvailable ? [.postgreSQL] : [])
+
     static let model = try! ManagedObjectModel {
         EntityDescription("Reading") {
             AttributeDescription("value", .double, optional: true)
@@ -313,10 +321,12 @@ import Testing
         }
     }
 
-    @Test func updatesInSQLMatchTheGeneralPath() async throws {
+    @Test(arguments: sqlKinds)
+    func updatesInSQLMatchTheGeneralPath(_ type: StoreType) async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let sqlite = try await Self.open(.sqlite, at: directory.appendingPathComponent("Readings.sqlite"))
+        let url = type == .postgreSQL ? try await PostgresTestServer.newStoreURL() : directory.appendingPathComponent("Readings.sqlite")
+        let sqlite = try await Self.open(type, at: url)
         let memory = try await Self.open(.inMemory, at: nil)
         let requests: [BatchUpdateRequest] = [
             BatchUpdateRequest(
@@ -346,7 +356,9 @@ import Testing
         _ = try await backgroundContext(memory).perform { try $0.execute(sparse) }
         #expect(try await Self.state(sqlite) == Self.state(memory))
 
-        // History: one transaction per request, each change naming the properties it set.
+        // History: one transaction per request, each change naming the properties it set (the
+        // general path would name only those whose value changed: this is how the test knows the
+        // store ran the update in SQL).
         let sqliteHistory = try await sqlite.execute(.fetchHistory(after: nil as PersistentHistoryToken?)).transactions
         #expect(sqliteHistory.count == 2 + requests.count)
         #expect(sqliteHistory[1].changes.allSatisfy { $0.changeType == .update && $0.updatedProperties == ["value"] })

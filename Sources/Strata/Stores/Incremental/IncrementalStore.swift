@@ -208,7 +208,9 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
         of layout: EntityLayout, matching predicate: FetchPredicate?, groupBy: [String], properties: [ExpressionDescription],
         sortedBy sort: [(key: String, ascending: Bool)], in snapshot: any IncrementalStoreSnapshot
     ) throws -> [[String: EvaluationValue]]? {
-        nil
+        try (self as? any PackageIncrementalStore)?.groups(
+            ofEntity: layout, matching: predicate, groupBy: groupBy, properties: properties, sortedBy: sort, in: snapshot
+        )?.map(\.values)
     }
 
     /// How many objects of one entity (not its subentities) match `predicate`; `nil` when the

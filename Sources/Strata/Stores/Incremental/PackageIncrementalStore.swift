@@ -45,6 +45,14 @@ package protocol PackageIncrementalStore: IncrementalStore {
         limit: Int, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)]?
 
+    /// A dictionary fetch's groups of one entity's objects (not its subentities') that match
+    /// `predicate`, computed by the store (``RelationalGrouping``); `nil` when it cannot compute
+    /// them exactly as the fetching context would. Called on the fetching context's thread.
+    func groups(
+        ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, groupBy: [String], properties: [ExpressionDescription],
+        sortedBy sort: [(key: String, ascending: Bool)], in snapshot: any IncrementalStoreSnapshot
+    ) throws -> [StoreGroup]?
+
     /// How many objects of one entity (not its subentities) match `predicate` in `snapshot`,
     /// counted by the store; `nil` when it cannot count exactly, and the context counts what a
     /// fetch returns. Called on the counting context's thread.

@@ -17,9 +17,9 @@ package protocol RelationalConnection: AnyObject {
     /// Waits for every write sent; returns, and forgets, the objects whose write changed no row.
     func finishWrites() throws -> [ManagedObjectID]
 
-    /// Runs a query after the writes sent so far, and hands each row's integer columns to `body`
-    /// (`nil` for NULL).
-    func forEachRow(_ sql: String, _ values: [SQLiteValue], _ body: ([Int64?]) throws -> Void) throws
+    /// Runs a query after the writes sent so far, and hands each row's values to `body`, in the
+    /// storage classes Core Data's encodings use (integers, doubles, text, bytes).
+    func forEachRow(_ sql: String, _ values: [SQLiteValue], _ body: ([SQLiteValue]) throws -> Void) throws
 
     /// Removes the links of `owner` in a join table (`ownColumn` holding its key) to every
     /// target but `keeping`: in one statement where the database binds arrays, or by reading the

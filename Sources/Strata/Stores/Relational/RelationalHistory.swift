@@ -46,14 +46,14 @@ package enum RelationalHistory {
     package static func bounds(connection: some RelationalConnection) throws -> (last: Int64, firstKept: Int64) {
         let dialect = connection.dialect
         let pk = dialect.column("Z_PK")
-        var cells: [Int64?] = []
+        var cells: [SQLiteValue] = []
         try connection.forEachRow(
             "SELECT \(dialect.column("Z_MAX")), (SELECT min(\(pk)) FROM \(dialect.table("ATRANSACTION"))) FROM \(dialect.table("Z_PRIMARYKEY")) "
                 + "WHERE \(dialect.column("Z_ENT")) = \(dialect.placeholder(1))",
             [.integer(Int64(CoreDataHistorySchema.transactionEntity.number))]
         ) { cells = $0 }
-        let last = cells.first.flatMap { $0 } ?? 0
-        return (last, cells.count > 1 ? cells[1] ?? last + 1 : last + 1)
+        let last = cells.first?.integerValue ?? 0
+        return (last, cells.count > 1 ? cells[1].integerValue ?? last + 1 : last + 1)
     }
 
     /// Makes history follow a migration's renumbering of entities (`numbers`: source entity
@@ -72,7 +72,7 @@ package enum RelationalHistory {
             ? "NULL" : "CASE \(entity) " + numbers.sorted { $0.key < $1.key }.map { "WHEN \($0.key) THEN \($0.value)" }.joined(separator: " ") + " END"
         try connection.write("UPDATE \(changes) SET \(entity) = \(renumbered)", [], object: nil)
         var last: Int64?
-        try connection.forEachRow("SELECT max(\(transaction)) FROM \(changes) WHERE \(entity) IS NULL", []) { last = $0.first ?? nil }
+        try connection.forEachRow("SELECT max(\(transaction)) FROM \(changes) WHERE \(entity) IS NULL", []) { last = $0.first?.integerValue }
         guard let last else { return nil }
         try connection.write("DELETE FROM \(changes) WHERE \(transaction) <= \(dialect.placeholder(1))", [.integer(last)], object: nil)
         try connection.write("DELETE FROM \(transactions) WHERE \(dialect.column("Z_PK")) <= \(dialect.placeholder(1))", [.integer(last)], object: nil)

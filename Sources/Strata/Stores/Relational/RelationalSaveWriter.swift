@@ -110,11 +110,11 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
         }
         for (id, row) in changes.inserted {
             let (entity, reference) = try place(of: id)
-            if entity.writesToManys { try writeToManys(of: row, entity: entity, reference: reference) }
+            if entity.writesToManys { try writeToManys(of: row, entity: entity, reference: reference, isNew: true) }
         }
         for (id, row) in changes.updated where changes.inserted[id] == nil {
             let (entity, reference) = try place(of: id)
-            if entity.writesToManys { try writeToManys(of: row, entity: entity, reference: reference) }
+            if entity.writesToManys { try writeToManys(of: row, entity: entity, reference: reference, isNew: false) }
         }
         _ = try connection.finishWrites()
         return versions
@@ -197,8 +197,8 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
             let values = columns.map { CoreDataSQLiteValues.encode(row.attributes[$0.slot], for: $0.attribute) }
             var other: ManagedObjectID?
             try connection.forEachRow(query, values + [.integer(reference)]) { cells in
-                guard other == nil, let key = cells[0] else { return }
-                let name = cells[1].flatMap { mapping.entityNames[Int($0)] } ?? entity.layout.name
+                guard other == nil, let key = cells[0].integerValue else { return }
+                let name = cells[1].integerValue.flatMap { mapping.entityNames[Int($0)] } ?? entity.layout.name
                 other = ManagedObjectID(space: ObjectIDSpace.make(store: store.identifier, entityName: name), number: key)
             }
             if let other { return ConstraintConflict(constraint: constraint.names, conflictingObjectIDs: [id], storeObjectID: other) }
@@ -207,8 +207,9 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
     }
 
     /// Join-table links and ordering keys of a saved object's to-many relationships: the links
-    /// it no longer has go, the ones it has are written with their positions.
-    private func writeToManys(of row: Row, entity: CoreDataSQLiteMapping.Entity, reference: Int64) throws {
+    /// it no longer has go, the ones it has are written with their positions. A new object has
+    /// no links to remove: one written back after a delete lost its own with its row.
+    private func writeToManys(of row: Row, entity: CoreDataSQLiteMapping.Entity, reference: Int64, isNew: Bool) throws {
         for toMany in entity.toManys {
             let targets = row.relationships[toMany.slot].objectIDs
             switch toMany.storage {
@@ -223,7 +224,7 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
                 }
             case .joinTable(let table, let own, let other, let order, _, let destination):
                 let keys = targets.compactMap(\.referenceNumber)
-                try connection.removeLinks(in: table, ownColumn: own, otherColumn: other, of: reference, keeping: keys)
+                if !isNew { try connection.removeLinks(in: table, ownColumn: own, otherColumn: other, of: reference, keeping: keys) }
                 let insert = sql(.link(table: table, own: own, order: order)) { linkSQL(table, own: own, other: other, order: order, destination: destination) }
                 for (position, key) in keys.enumerated() {
                     var values: [SQLiteValue] = [.integer(reference), .integer(key)]

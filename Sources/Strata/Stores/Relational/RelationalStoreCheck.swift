@@ -83,7 +83,7 @@ package struct RelationalStoreCheck<Connection: RelationalConnection> {
     private func integer(_ sql: String, _ values: [SQLiteValue] = []) throws -> Int64 {
         var result: Int64?
         try connection.forEachRow(sql, values) { cells in
-            if result == nil { result = cells.first ?? nil }
+            if result == nil { result = cells.first?.integerValue }
         }
         return result ?? 0
     }

@@ -33,11 +33,20 @@ package struct SQLDialect: Sendable {
     /// Data's reference date): the seconds themselves in SQLite, whose history stores them so;
     /// a `timestamptz` in PostgreSQL.
     package let timestamp: @Sendable (String) -> String
+    /// Whether an ordering must say where NULL goes to put it first ascending and last
+    /// descending, as the evaluator does (PostgreSQL's default is the other way; SQLite's is that).
+    package let ordersNullsExplicitly: Bool
+    /// Whether `min` and `max` take bytes (UUIDs): SQLite's do, PostgreSQL has none for `bytea`.
+    package let aggregatesBytes: Bool
+    /// The comparison true when two values differ, NULL being a value: SQLite's `IS NOT`,
+    /// the standard's `IS DISTINCT FROM` in PostgreSQL. With spaces around it.
+    package let isDistinctFrom: String
 
     package static let sqlite = SQLDialect(
         table: { $0 }, column: { $0 }, hasEvaluatorFunctions: true, textOrdering: "", alwaysTrue: "1", alwaysFalse: "0",
         comparisonsAreNumbers: true, placeholder: { _ in "?" }, keepsRowClause: nil,
-        timestamp: { $0 })
+        timestamp: { $0 }, ordersNullsExplicitly: false, aggregatesBytes: true,
+        isDistinctFrom: " IS NOT ")
 
     /// PostgreSQL, with the store's tables in `schema`.
     package static func postgreSQL(schema: String) -> SQLDialect {
@@ -45,7 +54,8 @@ package struct SQLDialect: Sendable {
         return SQLDialect(
             table: { quoted(schema) + "." + quoted($0) }, column: quoted, hasEvaluatorFunctions: false, textOrdering: " COLLATE \"C\"",
             alwaysTrue: "TRUE", alwaysFalse: "FALSE", comparisonsAreNumbers: false, placeholder: { "$\($0)" }, keepsRowClause: "FOR KEY SHARE",
-            timestamp: { "to_timestamp(\($0) + 978307200)" })
+            timestamp: { "to_timestamp(\($0) + 978307200)" }, ordersNullsExplicitly: true, aggregatesBytes: false,
+            isDistinctFrom: " IS DISTINCT FROM ")
     }
 
     /// `name` as a quoted identifier: any name, however hostile, stays one identifier.
@@ -58,9 +68,23 @@ package struct SQLDialect: Sendable {
         (first..<(first + count)).map(placeholder).joined(separator: ", ")
     }
 
+    /// An `ORDER BY` term that orders as the evaluator does: text by code point, no value
+    /// first ascending and last descending (SQLite's own order; PostgreSQL's is asked for).
+    package func orderTerm(_ column: String, isText: Bool, ascending: Bool) -> String {
+        let ordered = isText ? column + textOrdering : column
+        if ordersNullsExplicitly { return ordered + (ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST") }
+        return ordered + (ascending ? " ASC" : " DESC")
+    }
+
     /// `alias.column`.
     package func column(_ name: String, of alias: String) -> String {
         alias + "." + column(name)
+    }
+
+    /// `sql`, whose parameters are written `?` (as ``SQLFetchCondition`` writes them), in this
+    /// dialect: as it is in SQLite, numbered `$1`… in PostgreSQL.
+    package func numberingQuestionMarks(_ sql: String) -> String {
+        placeholder(1) == "?" ? sql : Self.numberingPlaceholders(sql, from: 1)
     }
 
     /// `sql` with each `?` placeholder numbered, `$first`, `$first + 1`…, for PostgreSQL; a `?`

@@ -106,7 +106,7 @@ package struct CoreDataSQLiteMapping: Sendable {
         /// an object the store does not hold (a damaged file) from one it does, so that reading
         /// one gives an error rather than a fault nothing can fulfil; and it gives the target's
         /// own entity, whatever the `Z<n>_` column says.
-        /// `extraJoins` join more tables, for the ordering (see `SQLiteJoinedColumns`).
+        /// `extraJoins` join more tables, for the ordering (see `RelationalJoinedColumns`).
         package func select(where condition: String, extraJoins: [String] = []) -> String {
             var columns = ["t.Z_PK", "t.Z_OPT"] + attributes.map { "t.\($0.column)" }
             var joins = extraJoins

@@ -23,7 +23,7 @@ extension SQLiteStore {
     /// Deletes what the request selects in SQL, with its nullify rules, and records it in
     /// persistent history; returns the IDs deleted, or `nil` when the request or the model's
     /// delete rules do not translate (nothing was written then).
-    func batchDelete(_ request: BatchDeleteRequest, names: [String], author: String?, contextName: String?) throws -> [ManagedObjectID]? {
+    package func batchDelete(_ request: BatchDeleteRequest, names: [String], author: String?, contextName: String?) throws -> [ManagedObjectID]? {
         guard let writer, request.objectIDs == nil else { return nil }
         var selections: [(entity: CoreDataSQLiteMapping.Entity, condition: SQLFetchCondition)] = []
         var nullifies: [Nullify] = []

@@ -6,7 +6,7 @@ import Foundation
 extension SQLiteStore {
     /// Inserts `rows` of `layout` and records them in persistent history; returns their IDs, or
     /// `nil` when the entity needs the general path (nothing was written then).
-    func batchInsert(_ rows: [Row], layout: EntityLayout, author: String?, contextName: String?) throws -> [ManagedObjectID]? {
+    package func batchInsert(_ rows: [Row], layout: EntityLayout, author: String?, contextName: String?) throws -> [ManagedObjectID]? {
         guard let writer, let entity = mapping.entities[layout.name], layout.uniquenessConstraints.isEmpty else { return nil }
         let references = try makeReferenceNumbers(for: layout.entity, rootEntity: layout.rootEntityName, count: rows.count)
         let ids = references.map { objectID(entity: layout.name, reference: $0) }

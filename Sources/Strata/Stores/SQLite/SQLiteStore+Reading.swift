@@ -68,7 +68,7 @@ extension SQLiteStore {
         limit: Int, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)]? {
         guard let entity = mapping.entities[layout.name], let condition = exactCondition(predicate, for: entity) else { return nil }
-        var columns = SQLiteJoinedColumns(mapping: mapping, root: entity)
+        var columns = RelationalJoinedColumns(mapping: mapping, root: entity, dialect: .sqlite)
         guard let ordering = columns.ordering(sort) else { return nil }
         return try readRows(
             of: entity, where: condition.sql == "1" ? nil : condition, ordering: (ordering + ["t.Z_PK"]).joined(separator: ", "),

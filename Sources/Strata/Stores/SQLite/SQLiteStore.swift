@@ -16,7 +16,7 @@ import Logging
 ///
 /// A context that keeps one generation for a long time keeps its read transaction: writers are
 /// not blocked, but SQLite cannot reuse the write-ahead log's space until it ends.
-public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
+public final class SQLiteStore: IncrementalStore, BatchExecutingStore, @unchecked Sendable {
     // Sendable by proof: `writer` and `state` are touched only on the coordinator's serial
     // queue (the add, save and ID calls of the IncrementalStore contract); reads from contexts'
     // threads go through a snapshot (its own lock), `watcher` and `spaceCache` (locks);
@@ -449,7 +449,24 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {
         of layout: EntityLayout, matching predicate: FetchPredicate?, groupBy: [String], properties: [ExpressionDescription],
         sortedBy sort: [(key: String, ascending: Bool)], in snapshot: any IncrementalStoreSnapshot
     ) throws -> [[String: EvaluationValue]]? {
-        try readGroups(of: layout, matching: predicate, groupBy: groupBy, properties: properties, sortedBy: sort, in: snapshot)
+        guard let snapshot = snapshot as? SQLiteReadSnapshot, let entity = mapping.entities[layout.name],
+            let grouping = RelationalGrouping(
+                entity: entity, mapping: mapping, store: identifier, dialect: .sqlite, predicate: predicate, groupBy: groupBy,
+                properties: properties, sort: sort)
+        else { return nil }
+        let (spaces, file) = (idSpaces, fileURL)
+        return try sqlite {
+            try snapshot.read { connection in
+                var groups: [[String: EvaluationValue]] = []
+                try SQLiteRelationalConnection(connection).forEachRow(grouping.sql, grouping.bindings) { row in
+                    groups.append(
+                        try grouping.group(from: row, spaces: spaces, externalData: externalData) { name, problem in
+                            StoreError(.corruptFile, file: file, "\(layout.name).\(name): \(problem)")
+                        }.values)
+                }
+                return groups
+            }
+        }
     }
 
     override func count(of layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws -> Int? {

@@ -10,6 +10,11 @@ package enum SQLiteValue: Sendable, Hashable {
 }
 
 extension SQLiteValue {
+    /// The integer, or `nil` for any other value.
+    package var integerValue: Int64? {
+        if case .integer(let value) = self { value } else { nil }
+    }
+
     /// The storage class, for messages.
     var kind: String {
         switch self {

@@ -21,9 +21,9 @@ package final class SQLiteRelationalConnection: RelationalConnection {
         return unchanged
     }
 
-    package func forEachRow(_ sql: String, _ values: [SQLiteValue], _ body: ([Int64?]) throws -> Void) throws {
+    package func forEachRow(_ sql: String, _ values: [SQLiteValue], _ body: ([SQLiteValue]) throws -> Void) throws {
         try connection.statement(sql).forEachRow(values) { statement in
-            try body((0..<statement.columnCount).map { statement.isNull($0) ? nil : statement.int64($0) })
+            try body((0..<statement.columnCount).map(statement.value))
         }
     }
 

@@ -169,11 +169,11 @@ extension SQLFetchCondition {
             let (expression, resultType): (String, AttributeType)
             switch function {
             case "sum", "avg":
-                guard dialect.hasEvaluatorFunctions, SQLiteJoinedColumns.summable.contains(type) else { return nil }
+                guard dialect.hasEvaluatorFunctions, RelationalJoinedColumns.summable.contains(type) else { return nil }
                 (expression, resultType) = ("strata_\(function)(?1, '\(type.rawValue)')", .double)
             case "min", "max":
                 // Booleans are stored as any number, which SQL would order as numbers.
-                guard SQLiteJoinedColumns.sortable.contains(type), type != .boolean, type != .string || dialect.textOrdering.isEmpty else { return nil }
+                guard RelationalJoinedColumns.sortable.contains(type), type != .boolean, type != .string || dialect.textOrdering.isEmpty else { return nil }
                 (expression, resultType) = ("\(function)(?1)", type)
             default:
                 return nil

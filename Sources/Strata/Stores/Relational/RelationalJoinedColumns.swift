@@ -4,7 +4,7 @@
 /// A missing target (a `nil` relationship, or a key naming no row of the destination's
 /// entities) joins as NULL, which is the value the predicate evaluator gives such a key path.
 /// Each relationship prefix is joined once, however many key paths go through it.
-struct SQLiteJoinedColumns {
+struct RelationalJoinedColumns {
     enum Target {
         /// An attribute, at this position of its entity's ``CoreDataSQLiteMapping/Entity/attributes``.
         case attribute(CoreDataSQLiteMapping.Entity, position: Int)
@@ -14,13 +14,15 @@ struct SQLiteJoinedColumns {
 
     private let mapping: CoreDataSQLiteMapping
     private let root: CoreDataSQLiteMapping.Entity
+    private let dialect: SQLDialect
     /// `LEFT JOIN …` clauses, in the order key paths needed them.
     private(set) var joins: [String] = []
     private var aliases: [String: String] = [:]
 
-    init(mapping: CoreDataSQLiteMapping, root: CoreDataSQLiteMapping.Entity) {
+    init(mapping: CoreDataSQLiteMapping, root: CoreDataSQLiteMapping.Entity, dialect: SQLDialect) {
         self.mapping = mapping
         self.root = root
+        self.dialect = dialect
     }
 
     /// The column `keyPath` (keys separated by dots) ends in, and what it holds; `nil` when a
@@ -33,7 +35,7 @@ struct SQLiteJoinedColumns {
         for (depth, key) in keys.enumerated() {
             let isLast = depth == keys.count - 1
             if isLast, let position = entity.attributes.firstIndex(where: { $0.attribute.name == key }) {
-                return ("\(alias).\(entity.attributes[position].column)", .attribute(entity, position: position))
+                return (dialect.column(entity.attributes[position].column, of: alias), .attribute(entity, position: position))
             }
             guard let toOne = entity.toOnes.first(where: { entity.layout.relationships[$0.slot].name == key }),
                 let destination = mapping.entities[toOne.destination]
@@ -42,12 +44,16 @@ struct SQLiteJoinedColumns {
             let joined = aliases[prefix] ?? {
                 let joined = "k\(aliases.count)"
                 let numbers = toOne.destinationNumbers
-                joins.append("LEFT JOIN \(toOne.destinationTable) \(joined) ON \(joined).Z_PK = \(alias).\(toOne.column) "
-                    + "AND \(joined).Z_ENT BETWEEN \(numbers.lowerBound) AND \(numbers.upperBound)")
+                joins.append(
+                    "LEFT JOIN \(dialect.table(toOne.destinationTable)) \(joined) ON \(dialect.column("Z_PK", of: joined)) = \(dialect.column(toOne.column, of: alias)) "
+                        + "AND \(dialect.column("Z_ENT", of: joined)) BETWEEN \(numbers.lowerBound) AND \(numbers.upperBound)")
                 aliases[prefix] = joined
                 return joined
             }()
-            if isLast { return ("\(joined).Z_PK", .toOne(key: "\(joined).Z_PK", entityColumn: "\(joined).Z_ENT")) }
+            if isLast {
+                let key = dialect.column("Z_PK", of: joined)
+                return (key, .toOne(key: key, entityColumn: dialect.column("Z_ENT", of: joined)))
+            }
             entity = destination
             alias = joined
         }
@@ -64,7 +70,7 @@ struct SQLiteJoinedColumns {
             guard let (column, target) = column(for: key), case .attribute(let entity, let position) = target,
                 Self.sortable.contains(entity.attributeTypes[position])
             else { return nil }
-            terms.append("\(column) \(ascending ? "ASC" : "DESC")")
+            terms.append(dialect.orderTerm(column, isText: entity.attributeTypes[position] == .string, ascending: ascending))
         }
         return terms
     }

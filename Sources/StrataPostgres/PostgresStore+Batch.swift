@@ -1,0 +1,51 @@
+import Foundation
+import Strata
+
+/// Batch requests in SQL, as on the SQLite store: updates through ``RelationalBatchUpdate``,
+/// inserts through the save writer without the object graph. Each is one save of the store's
+/// (one transaction, retried on conflicts with other servers, numbered, announced, with its
+/// persistent history).
+extension PostgresStore: BatchExecutingStore {
+    package func batchUpdate(_ request: BatchUpdateRequest, names: [String], author: String?, contextName: String?) throws -> [ManagedObjectID]? {
+        guard let update = try RelationalBatchUpdate(request, names: names, mapping: mapping, store: identifier, dialect: dialect) else { return nil }
+        return try saving([]) { connection -> ([ManagedObjectID]?, Int64?) in
+            try lockSchemaForSave(connection)
+            let session = PostgresRelationalConnection(connection, dialect: dialect, logger: logger)
+            guard let changed = try update.run(on: session) else { return (nil, nil) }
+            guard !changed.isEmpty else { return (changed, nil) }
+            var changes = RowChanges()
+            for id in changed {
+                guard let layout = mapping.entities[id.entityName]?.layout else { continue }
+                changes.updated[id] = Row(emptyFor: layout)
+            }
+            let history = tracksPersistentHistory
+                ? SaveHistory(author: author, contextName: contextName, updatedProperties: Dictionary(uniqueKeysWithValues: changed.map { ($0, update.properties) }))
+                : nil
+            return (changed, try finishSave(changes, history: history, tombstones: [:], connection: connection))
+        }
+    }
+
+    /// Not in SQL yet: the general path deletes, with every delete rule.
+    package func batchDelete(_ request: BatchDeleteRequest, names: [String], author: String?, contextName: String?) throws -> [ManagedObjectID]? {
+        nil
+    }
+
+    /// The rows written as a save writes them, in one transaction, with reference numbers taken
+    /// as any save takes them. An entity under a uniqueness constraint takes the general path,
+    /// which merges a clash as the request asks.
+    package func batchInsert(_ rows: [Row], layout: EntityLayout, author: String?, contextName: String?) throws -> [ManagedObjectID]? {
+        guard mapping.entities[layout.name] != nil, layout.uniquenessConstraints.isEmpty else { return nil }
+        // The IDs given only name the entity whose numbers are taken.
+        let ids = try takeReferenceNumbers(for: Array(repeating: ManagedObjectID.make(store: identifier, entity: layout.name, reference: 0), count: rows.count))
+        var changes = RowChanges()
+        changes.inserted.reserveCapacity(rows.count)
+        for (id, row) in zip(ids, rows) { changes.inserted[id] = row }
+        let history = tracksPersistentHistory ? SaveHistory(author: author, contextName: contextName, updatedProperties: [:]) : nil
+        return try saving(ids) { connection in
+            try lockSchemaForSave(connection)
+            let session = PostgresRelationalConnection(connection, dialect: dialect, logger: logger)
+            _ = try RelationalSaveWriter(mapping: mapping, connection: session, store: self).write(changes)
+            return (ids, try finishSave(changes, history: history, tombstones: [:], connection: connection))
+        }
+    }
+}
