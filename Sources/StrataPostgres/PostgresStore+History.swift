@@ -272,7 +272,7 @@ extension PostgresStore {
 
     package func removeHistory(before position: PersistentHistoryChangeRequest.Position) throws -> Int {
         guard !isReadOnly else {
-            throw PersistenceError(.storeNotFound, "the store \(identifier) is read-only: its history cannot be deleted")
+            throw PersistenceError(.readOnlyStore, "the store \(identifier) is read-only: its history cannot be deleted")
         }
         return try withTransaction { connection in
             guard try hasHistoryTables(connection) else { return 0 }

@@ -26,7 +26,7 @@ extension PostgresStore {
     /// when it wrote nothing, and took none).
     func saving<T>(_ objectIDs: @autoclosure () -> [ManagedObjectID], _ body: (PostgresConnection) throws -> (T, Int64?)) throws -> T {
         guard !isReadOnly else {
-            throw PersistenceError(.storeNotFound, objectIDs: objectIDs(), "the store \(identifier) is read-only")
+            throw PersistenceError(.readOnlyStore, objectIDs: objectIDs(), "the store \(identifier) is read-only")
         }
         var attempt = 1
         while true {
@@ -91,7 +91,7 @@ extension PostgresStore {
             // missing from it. (A migration's copy is no save of the app's, and records none.)
             forceReadOnly(because: Self.historyWithoutTracking)
             throw PersistenceError(
-                .storeNotFound, objectIDs: Array(changes.inserted.keys) + Array(changes.updated.keys),
+                .readOnlyStore, objectIDs: Array(changes.inserted.keys) + Array(changes.updated.keys),
                 "the store \(identifier) is read-only: \(Self.historyWithoutTracking)")
         }
         try writeMetadataIfChanged(connection)

@@ -264,7 +264,7 @@ import Testing
                 try context.save()
             }
         } throws: { error in
-            (error as? PersistenceError).map { $0.code == .noPersistentStore || $0.code == .storeNotFound } ?? false
+            (error as? PersistenceError).map { $0.code == .noPersistentStore || $0.code == .readOnlyStore } ?? false
         }
         await #expect {
             try await untracked.execute(.fetchHistory(after: nil as PersistentHistoryToken?))

@@ -134,7 +134,7 @@ struct PostgresHistoryTests {
         _ = try await Self.insertNote("recorded", into: tracking)
 
         let refused = await #expect(throws: PersistenceError.self) { _ = try await Self.insertNote("lost", into: plain) }
-        #expect(refused?.code == .storeNotFound)
+        #expect(refused?.code == .readOnlyStore)
         #expect(plain.persistentStores[0].isReadOnly)
         let titles = try await backgroundContext(tracking).perform { context in
             try context.fetch(FetchRequest<ManagedObject>(entityName: "Note")).map { try $0.value(forKey: "title") as? String }

@@ -8,7 +8,7 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
         private enum Base: String, Hashable, Sendable {
             case conflict, objectNotFound, noPersistentStore, storeNotFound, unknownStoreType
             case storeAlreadyAdded, unknownEntity, incompatibleStore, storeFromNewerModel, unavailableGeneration
-            case constraintConflict, unsupportedRequest, invalidHistoryToken, historyTokenExpired
+            case constraintConflict, unsupportedRequest, invalidHistoryToken, historyTokenExpired, readOnlyStore, storeBrokeContract
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -44,6 +44,14 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
         /// it is incomplete (Core Data's `NSPersistentHistoryTokenExpiredError`). Read all that
         /// is left, or start again from the current state.
         public static let historyTokenExpired = Code(.historyTokenExpired)
+        /// The store is read-only — added with ``PersistentStoreOption/readOnly``, or made so
+        /// (its ``PersistentStore/readOnlyReason`` says why) — and a save, batch request or
+        /// history deletion would write to it. Nothing was written. Core Data reports these as
+        /// `NSPersistentStoreSaveError`.
+        public static let readOnlyStore = Code(.readOnlyStore)
+        /// A store of your own broke the ``IncrementalStore`` contract: it answered a request
+        /// with the wrong kind of result, or gave an ID of another store.
+        public static let storeBrokeContract = Code(.storeBrokeContract)
         /// A query generation that is neither the context's nor the current one.
         public static let unavailableGeneration = Code(.unavailableGeneration)
 

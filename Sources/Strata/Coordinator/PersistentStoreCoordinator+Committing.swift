@@ -189,7 +189,7 @@ extension PersistentStoreCoordinator {
         for (identifier, storeChanges) in incremental where byIdentifier[identifier]?.isReadOnly == true {
             let ids = Array(storeChanges.inserted.keys) + Array(storeChanges.updated.keys) + Array(storeChanges.deleted.keys)
             let reason = byIdentifier[identifier]?.readOnlyReason.map { ": \($0)" } ?? ""
-            throw PersistenceError(.storeNotFound, objectIDs: ids, "the store \(identifier) is read-only\(reason)")
+            throw PersistenceError(.readOnlyStore, objectIDs: ids, "the store \(identifier) is read-only\(reason)")
         }
         return (atomic, incremental.compactMap { identifier, changes in byIdentifier[identifier].map { ($0, changes) } })
     }
@@ -392,7 +392,7 @@ extension PersistentStoreCoordinator {
             throw PersistenceError(.storeNotFound, objectIDs: [id], "the store of \(id) is not part of this coordinator")
         }
         guard !store.isReadOnly else {
-            throw PersistenceError(.storeNotFound, objectIDs: [id], "the store \(storeID) is read-only\(store.readOnlyReason.map { ": \($0)" } ?? "")")
+            throw PersistenceError(.readOnlyStore, objectIDs: [id], "the store \(storeID) is read-only\(store.readOnlyReason.map { ": \($0)" } ?? "")")
         }
         return storeID
     }

@@ -27,7 +27,15 @@ extension PersistentStoreCoordinator {
             return .transactions(transactions)
         case .delete(before: let position):
             var count = 0
-            for store in try stores.filter({ try takesPart($0, in: position, of: stores) }) {
+            let deleting = try stores.filter { try takesPart($0, in: position, of: stores) }
+            // Refused before any store deletes: a read-only store's history stays, and so does
+            // every other's.
+            if let readOnly = deleting.first(where: \.isReadOnly) {
+                throw PersistenceError(
+                    .readOnlyStore,
+                    "the store \(readOnly.identifier) is read-only\(readOnly.readOnlyReason.map { ": \($0)" } ?? ""): its history cannot be deleted")
+            }
+            for store in deleting {
                 count += try store.deleteHistory(before: position)
             }
             return .deleted(count: count)

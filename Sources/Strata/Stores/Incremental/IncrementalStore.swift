@@ -74,7 +74,7 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
     /// Answers a fetch (with the generation's `snapshot`) or commits a save (`snapshot` is
     /// `nil`). The base class answers neither.
     open func execute(_ request: IncrementalStoreRequest, with snapshot: (any IncrementalStoreSnapshot)?) throws -> IncrementalStoreResult {
-        throw PersistenceError(.unknownStoreType, "\(Self.self) does not implement execute(_:with:)")
+        throw PersistenceError(.storeBrokeContract, "\(Self.self) does not implement execute(_:with:)")
     }
 
     /// An object's values, as `snapshot` has them, or `nil` when it has no such object.
@@ -186,7 +186,7 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
                 rows.append((reference, row))
             }
         case .saved:
-            throw PersistenceError(.unknownStoreType, "\(Self.self) answered a fetch with a save's result")
+            throw PersistenceError(.storeBrokeContract, "\(Self.self) answered a fetch with a save's result")
         }
         return rows
     }
@@ -257,7 +257,7 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
         let request = SaveChangesRequest(
             insertedObjects: nodes(changes.inserted), updatedObjects: nodes(changes.updated), deletedObjects: changes.deleted)
         guard case .saved(let versions) = try execute(.save(request), with: nil) else {
-            throw PersistenceError(.unknownStoreType, "\(Self.self) answered a save with a fetch's result")
+            throw PersistenceError(.storeBrokeContract, "\(Self.self) answered a save with a fetch's result")
         }
         return versions
     }
@@ -267,7 +267,7 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
         let temporary = (0..<count).map { _ in ManagedObjectID.temporary(in: .make(store: nil, entityName: entity.name)) }
         return try obtainPermanentIDs(for: temporary).map { id in
             guard let reference = referenceObject(for: id) else {
-                throw PersistenceError(.storeNotFound, objectIDs: [id], "\(Self.self) gave a permanent ID of another store")
+                throw PersistenceError(.storeBrokeContract, objectIDs: [id], "\(Self.self) gave a permanent ID of another store")
             }
             return reference
         }

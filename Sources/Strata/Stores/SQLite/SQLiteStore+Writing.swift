@@ -6,7 +6,7 @@ extension SQLiteStore {
     func writeChanges(_ changes: ChangeSet) throws -> [ManagedObjectID: Int64] {
         guard let writer else {
             throw PersistenceError(
-                .storeNotFound, objectIDs: Array(changes.updated.keys) + Array(changes.inserted.keys), "the store \(identifier) is read-only")
+                .readOnlyStore, objectIDs: Array(changes.updated.keys) + Array(changes.inserted.keys), "the store \(identifier) is read-only")
         }
         return try sqlite { try writer.writeTransaction { try write(changes, connection: writer) } }
     }

@@ -374,7 +374,7 @@ public final class SQLiteStore: IncrementalStore, BatchExecutingStore, @unchecke
     /// even when the save then fails.
     override func makeReferenceNumbers(for entity: EntityDescription, rootEntity: String, count: Int) throws -> [Int64] {
         guard let writer else {
-            throw PersistenceError(.storeNotFound, "the store \(identifier) is read-only")
+            throw PersistenceError(.readOnlyStore, "the store \(identifier) is read-only")
         }
         guard let root = mapping.entities[rootEntity] else {
             throw PersistenceError(.unknownEntity, "the store has no table for the entity '\(rootEntity)'")

@@ -282,7 +282,7 @@ extension SQLiteStore {
 
     func removeHistory(before position: PersistentHistoryChangeRequest.Position) throws -> Int {
         guard let writer else {
-            throw PersistenceError(.storeNotFound, "the store \(identifier) is read-only: its history cannot be deleted")
+            throw PersistenceError(.readOnlyStore, "the store \(identifier) is read-only: its history cannot be deleted")
         }
         return try sqlite {
             try writer.writeTransaction {
