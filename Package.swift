@@ -6,7 +6,6 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Strata", targets: ["Strata"]),
-        .library(name: "StrataMigration", targets: ["StrataMigration"]),
         .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
         .executable(name: "strata-demo", targets: ["LibraryDemo"]),
@@ -78,16 +77,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(
-            // Kept so that code importing it builds: migration moved into Strata (docs/Design.md).
-            name: "StrataMigration",
-            dependencies: ["Strata"]
-        ),
         .executableTarget(
             name: "StrataCLI",
             dependencies: [
                 "Strata",
-                "StrataMigration",
                 "StrataPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -164,7 +157,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataMigrationTests",
-            dependencies: ["Strata", "StrataMigration", "StrataPostgres", "StrataTestSupport"]
+            dependencies: ["Strata", "StrataPostgres", "StrataTestSupport"]
         ),
         .testTarget(
             name: "StrataCLITests",

@@ -27,7 +27,6 @@ let package = Package(
                 "BenchLZ4",
                 "BenchSQLite",
                 .product(name: "Strata", package: strata),
-                .product(name: "StrataMigration", package: strata),
                 .product(name: "StrataPostgres", package: strata),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

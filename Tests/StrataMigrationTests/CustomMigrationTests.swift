@@ -1,6 +1,5 @@
 import Foundation
 import Strata
-import StrataMigration
 import Testing
 
 /// Changes inference must refuse, and the custom mappings that do them: on a binary store by its

@@ -1,6 +1,5 @@
 import Foundation
 import Strata
-import StrataMigration
 import Testing
 
 /// A store's persistent history through a migration (the SQLite and PostgreSQL stores' in place,

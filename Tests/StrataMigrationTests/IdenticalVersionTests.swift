@@ -1,6 +1,5 @@
 import Foundation
 import Strata
-import StrataMigration
 import Testing
 
 /// Versions whose hashes are identical (a step that changed only a default value, an index or

@@ -1,6 +1,5 @@
 import Foundation
 import Strata
-import StrataMigration
 import Testing
 
 /// The shape of an inferred mapping model, as Core Data's `NSMappingModel.inferredMappingModel(

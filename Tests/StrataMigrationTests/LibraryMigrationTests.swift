@@ -1,7 +1,6 @@
 import Foundation
 import Synchronization
 import Strata
-import StrataMigration
 import Testing
 
 /// The Library bundle's four versions: every lightweight rule, on a store with objects.

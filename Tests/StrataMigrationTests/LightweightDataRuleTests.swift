@@ -1,6 +1,5 @@
 import Foundation
 import Strata
-import StrataMigration
 import Testing
 
 /// Core Data infers a mapping for steps that make values required, and lets the data decide

@@ -1,6 +1,5 @@
 import Foundation
 import Strata
-import StrataMigration
 import Testing
 
 /// Inference between consecutive versions of real Xcode models. Where the fixtures' README names

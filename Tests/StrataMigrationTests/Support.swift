@@ -1,6 +1,5 @@
 import Foundation
 import Strata
-import StrataMigration
 import StrataPostgres
 import StrataTestSupport
 import Testing

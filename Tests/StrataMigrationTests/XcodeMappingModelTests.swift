@@ -1,6 +1,5 @@
 import Foundation
 import Strata
-import StrataMigration
 import Testing
 
 /// Xcode mapping models of our own, one entity mapping of each kind Core Data has (add,

@@ -1,6 +1,5 @@
 import Foundation
 import Strata
-import StrataMigration
 import StrataPostgres
 
 /// A person as a managed object: the subject of every Strata workload.

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Strata
-import StrataMigration
 import StrataPostgres
 
 /// `strata migrate STORE --model BUNDLE`: finds the store's version, plans the stages, says what

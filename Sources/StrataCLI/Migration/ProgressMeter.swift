@@ -1,5 +1,5 @@
 import Foundation
-import StrataMigration
+import Strata
 import Synchronization
 
 /// Shows migration progress: a bar redrawn in place on a terminal, plain lines otherwise.
