@@ -292,6 +292,20 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.stopMeasurement()
         }
 
+        // 13. A dictionary fetch grouped by age, in SQL on both sides.
+        measure("13 grouped fetch", "Strata SQLite") { benchmark in
+            let context = try await StrataPeer.open(StrataPeer.fixture(count: count, sqlite: true))
+            benchmark.startMeasurement()
+            blackHole(try await StrataPeer.groupByAge(context))
+            benchmark.stopMeasurement()
+        }
+        measure("13 grouped fetch", "GRDB") { benchmark in
+            let pool = try await GRDBPeer.open(GRDBPeer.fixture(count: count))
+            benchmark.startMeasurement()
+            blackHole(try GRDBPeer.groupByAge(pool))
+            benchmark.stopMeasurement()
+        }
+
         // 8. One new object saved into a store of N (the store already open).
         let one = PersonRecord.generate(count: 1)[0]
         measure("8 save one", "Strata SQLite") { benchmark in
@@ -364,6 +378,50 @@ let benchmarks: @Sendable () -> Void = {
             let connection = try await PostgresNIOPeer.open(schema: PostgresNIOPeer.fixture(count: count))
             benchmark.startMeasurement()
             blackHole(try await PostgresNIOPeer.lookUp(lookups, in: connection))
+            benchmark.stopMeasurement()
+            try await connection.close()
+        }
+
+        // 9, 10 and 13 on PostgreSQL: batch requests and a grouped fetch, in SQL.
+        measure("9 batch insert", "Strata Postgres") { benchmark in
+            let objects = StrataPeer.batchInsertObjects(PersonRecord.generate(count: count))
+            let url = try StrataPeer.newPostgresStore("batch_insert")
+            benchmark.startMeasurement()
+            try await StrataPeer.batchInsert(objects, at: url)
+            benchmark.stopMeasurement()
+        }
+        measure("9 batch insert", "postgres-nio") { benchmark in
+            let records = PersonRecord.generate(count: count)
+            let schema = PostgresNIOPeer.newSchema("batch_insert")
+            benchmark.startMeasurement()
+            let connection = try await PostgresNIOPeer.create(schema: schema)
+            try await PostgresNIOPeer.insert(records, into: connection)
+            benchmark.stopMeasurement()
+            try await connection.close()
+        }
+        measure("10 batch update 10%", "Strata Postgres") { benchmark in
+            let context = try await StrataPeer.open(StrataPeer.postgresFixture(count: count))
+            benchmark.startMeasurement()
+            try await StrataPeer.batchUpdateTenth(context)
+            benchmark.stopMeasurement()
+        }
+        measure("10 batch update 10%", "postgres-nio") { benchmark in
+            let connection = try await PostgresNIOPeer.open(schema: PostgresNIOPeer.fixture(count: count))
+            benchmark.startMeasurement()
+            try await PostgresNIOPeer.updateTenthInOneStatement(connection)
+            benchmark.stopMeasurement()
+            try await connection.close()
+        }
+        measure("13 grouped fetch", "Strata Postgres") { benchmark in
+            let context = try await StrataPeer.open(StrataPeer.postgresFixture(count: count))
+            benchmark.startMeasurement()
+            blackHole(try await StrataPeer.groupByAge(context))
+            benchmark.stopMeasurement()
+        }
+        measure("13 grouped fetch", "postgres-nio") { benchmark in
+            let connection = try await PostgresNIOPeer.open(schema: PostgresNIOPeer.fixture(count: count))
+            benchmark.startMeasurement()
+            blackHole(try await PostgresNIOPeer.groupByAge(connection))
             benchmark.stopMeasurement()
             try await connection.close()
         }

@@ -90,6 +90,13 @@ public enum GRDBPeer {
         try pool.write { db in try db.execute(sql: "UPDATE person SET score = score + 1 WHERE age < 10") }
     }
 
+    /// Workload 13: people grouped by age, as Strata's grouped fetch.
+    public static func groupByAge(_ pool: DatabasePool) throws -> Int {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT age, count(*), min(score), max(score) FROM person GROUP BY age ORDER BY age").count
+        }
+    }
+
     /// Workload 11: the batch delete's people, in one statement.
     public static func deleteTenth(_ pool: DatabasePool) throws {
         try pool.write { db in try db.execute(sql: "DELETE FROM person WHERE age < 10") }

@@ -107,6 +107,22 @@ public enum PostgresNIOPeer {
         try await connection.query("COMMIT", logger: logger)
     }
 
+    /// Workload 10: the batch update's people, in one statement.
+    public static func updateTenthInOneStatement(_ connection: PostgresConnection) async throws {
+        try await connection.query("UPDATE person SET score = score + 1 WHERE age < 10", logger: logger)
+    }
+
+    /// Workload 13: people grouped by age, as Strata's grouped fetch.
+    public static func groupByAge(_ connection: PostgresConnection) async throws -> Int {
+        var groups = 0
+        for try await _ in try await connection.query(
+            "SELECT age, count(*), min(score), max(score) FROM person GROUP BY age ORDER BY age", logger: logger)
+        {
+            groups += 1
+        }
+        return groups
+    }
+
     /// Workload 3: every row decoded into a struct, reading one column of each.
     public static func fetchAll(_ connection: PostgresConnection) async throws -> Int {
         var total = 0

@@ -14,7 +14,7 @@ extension StrataPeer {
     /// Workload 9: every record inserted by one batch insert request into a new store.
     public static func batchInsert(_ objects: [[String: any Sendable]], at url: URL) async throws {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try await coordinator.addPersistentStore(type: url.pathExtension == "sqlite" ? .sqlite : .binary, at: url)
+        try await coordinator.addPersistentStore(type: storeType(of: url), at: url)
         let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
         let request = BatchInsertRequest(entityName: "Person", objects: objects)
         _ = try await context.perform { try $0.execute(request) }
@@ -33,5 +33,21 @@ extension StrataPeer {
     public static func batchDeleteTenth(_ context: ManagedObjectContext) async throws {
         let request = BatchDeleteRequest(entityName: "Person", predicate: try FetchPredicate(format: "age < 10"))
         _ = try await context.perform { try $0.execute(request) }
+    }
+
+    /// Workload 13: people grouped by age in a dictionary fetch: how many, the lowest and the
+    /// highest score of each age, in order of age (what both SQL stores compute in SQL).
+    public static func groupByAge(_ context: ManagedObjectContext) async throws -> Int {
+        var request = FetchRequest<Person>()
+        request.propertiesToGroupBy = ["age"]
+        request.propertiesToFetch = [
+            .key("age"),
+            ExpressionDescription(name: "people", expression: try ValueExpression(format: "count:(name)")),
+            ExpressionDescription(name: "lowest", expression: try ValueExpression(format: "min:(score)")),
+            ExpressionDescription(name: "highest", expression: try ValueExpression(format: "max:(score)")),
+        ]
+        request.sortDescriptors = [.ascending("age")]
+        let request1 = request
+        return try await context.perform { try $0.fetchDictionaries(request1).count }
     }
 }

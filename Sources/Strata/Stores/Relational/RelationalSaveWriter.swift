@@ -76,10 +76,11 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
             // Only the columns that changed, when the row it started from is known: an unchanged
             // indexed column then costs its index nothing, and Core Data writes no more either.
             let columns = changes.committed[id].map { changedColumns(of: row, from: $0, entity: entity) } ?? entity.writtenColumns
-            try connection.write(
-                updateSQL(of: entity, columns: columns),
-                [.integer(row.version + 1)] + mapping.writtenValues(of: row, entity: entity, columns: columns) + [.integer(reference), .integer(row.version)],
-                object: id)
+            var values: [SQLiteValue] = [.integer(row.version + 1)]
+            values.reserveCapacity(columns.count + 8)
+            mapping.appendWrittenValues(of: row, entity: entity, columns: columns, to: &values)
+            values += [.integer(reference), .integer(row.version)]
+            try connection.write(updateSQL(of: entity, columns: columns), values, object: id)
             versions[id] = row.version + 1
         }
         // Inserts in reference order: of two new objects that clash, the later-numbered one is
@@ -94,10 +95,10 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
             // context read, so that a context holding an older one meets a conflict. No row
             // inserted: another save stored the object first.
             let version = row.version > 0 ? row.version + 1 : 1
-            try connection.write(
-                insertSQL(of: entity),
-                [.integer(reference), .integer(Int64(entity.number)), .integer(version)] + mapping.writtenValues(of: row, entity: entity, columns: entity.writtenColumns),
-                object: id)
+            var values: [SQLiteValue] = [.integer(reference), .integer(Int64(entity.number)), .integer(version)]
+            values.reserveCapacity(entity.writtenColumns.count + 8)
+            mapping.appendWrittenValues(of: row, entity: entity, columns: entity.writtenColumns, to: &values)
+            try connection.write(insertSQL(of: entity), values, object: id)
             versions[id] = version
         }
         let conflicts = try connection.finishWrites()
@@ -262,6 +263,13 @@ extension CoreDataSQLiteMapping {
     package func writtenValues(of row: Row, entity: Entity, columns: [Int]) -> [SQLiteValue] {
         var values: [SQLiteValue] = []
         values.reserveCapacity(columns.count + 6)
+        appendWrittenValues(of: row, entity: entity, columns: columns, to: &values)
+        return values
+    }
+
+    /// ``writtenValues(of:entity:columns:)`` appended to `values`: a save builds one array per
+    /// statement.
+    package func appendWrittenValues(of row: Row, entity: Entity, columns: [Int], to values: inout [SQLiteValue]) {
         for column in columns {
             if column < entity.storedAttributeIndices.count {
                 let position = entity.storedAttributeIndices[column]
@@ -278,6 +286,5 @@ extension CoreDataSQLiteMapping {
                 }
             }
         }
-        return values
     }
 }

@@ -6,13 +6,24 @@ package final class SQLiteRelationalConnection: RelationalConnection {
     let connection: SQLiteConnection
     package let dialect = SQLDialect.sqlite
     private var unchanged: [ManagedObjectID] = []
+    /// The last statement written, kept beside the connection's cache: a save writes row after
+    /// row with the same text (the same string, compared by identity first), and finding it
+    /// again should cost no hash of the text per row.
+    private var last: (sql: String, statement: SQLiteStatement)?
 
     package init(_ connection: SQLiteConnection) {
         self.connection = connection
     }
 
     package func write(_ sql: String, _ values: [SQLiteValue], object: ManagedObjectID?) throws {
-        try connection.statement(sql).run(values)
+        let statement: SQLiteStatement
+        if let last, last.sql == sql {
+            statement = last.statement
+        } else {
+            statement = try connection.statement(sql)
+            last = (sql, statement)
+        }
+        try statement.run(values)
         if let object, connection.changes == 0 { unchanged.append(object) }
     }
 
