@@ -2,7 +2,8 @@ import Foundation
 import Strata
 
 /// Batch requests in SQL, as on the SQLite store: updates through ``RelationalBatchUpdate``,
-/// inserts through the save writer without the object graph. Each is one save of the store's
+/// deletes through ``RelationalBatchDelete``, inserts through the save writer without the
+/// object graph. Each is one save of the store's
 /// (one transaction, retried on conflicts with other servers, numbered, announced, with its
 /// persistent history).
 extension PostgresStore: BatchExecutingStore {
@@ -25,9 +26,25 @@ extension PostgresStore: BatchExecutingStore {
         }
     }
 
-    /// Not in SQL yet: the general path deletes, with every delete rule.
     package func batchDelete(_ request: BatchDeleteRequest, names: [String], author: String?, contextName: String?) throws -> [ManagedObjectID]? {
-        nil
+        guard let delete = RelationalBatchDelete(request, names: names, mapping: mapping, store: identifier, dialect: dialect) else { return nil }
+        return try saving([]) { connection -> ([ManagedObjectID]?, Int64?) in
+            try lockSchemaForSave(connection)
+            let session = PostgresRelationalConnection(connection, dialect: dialect, logger: logger)
+            guard let ids = try delete.selectObjects(on: session) else { return (nil, nil) }
+            var changes = RowChanges()
+            for id in ids { changes.deleted[id] = 0 }
+            // What history keeps of the deleted objects, read before their rows go.
+            let tombstones = tracksPersistentHistory ? try self.tombstones(of: changes.deleted, connection: connection) : [:]
+            let updated = try delete.delete(on: session)
+            guard !ids.isEmpty || !updated.isEmpty else { return (ids, nil) }
+            for id in updated.keys {
+                guard let layout = mapping.entities[id.entityName]?.layout else { continue }
+                changes.updated[id] = Row(emptyFor: layout)
+            }
+            let history = tracksPersistentHistory ? SaveHistory(author: author, contextName: contextName, updatedProperties: updated) : nil
+            return (ids, try finishSave(changes, history: history, tombstones: tombstones, connection: connection))
+        }
     }
 
     /// The rows written as a save writes them, in one transaction, with reference numbers taken

@@ -381,7 +381,8 @@ import Testing
     }
 }
 
-/// The SQLite store's batch delete in SQL gives the store, and the history, the general path gives.
+/// The SQL stores' batch delete in SQL (``RelationalBatchDelete``) gives the store, and the
+/// history, the general path gives.
 @Suite struct SQLiteBatchDeleteTests {
     static let model = try! ManagedObjectModel {
         EntityDescription("Team") {
@@ -453,11 +454,13 @@ import Testing
         }
     }
 
-    @Test func deletesInSQLMatchTheGeneralPath() async throws {
+    @Test(arguments: SQLiteBatchUpdateTests.sqlKinds)
+    func deletesInSQLMatchTheGeneralPath(_ type: StoreType) async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let seed = UInt64.random(in: 0...UInt64.max)
-        let sqlite = try await Self.open(.sqlite, at: directory.appendingPathComponent("People.sqlite"), seed: seed)
+        let url = type == .postgreSQL ? try await PostgresTestServer.newStoreURL() : directory.appendingPathComponent("People.sqlite")
+        let sqlite = try await Self.open(type, at: url, seed: seed)
         let memory = try await Self.open(.inMemory, at: nil, seed: seed)
         #expect(try await Self.contents(sqlite) == Self.contents(memory))
         for predicate in ["name BEGINSWITH 'a'", "manager == nil", "TRUEPREDICATE"] {
@@ -470,8 +473,8 @@ import Testing
             #expect(try await Self.contents(sqlite) == Self.contents(memory), "\(predicate), seed \(seed)")
         }
         #expect(try await Self.history(sqlite) == Self.history(memory), "seed \(seed)")
+        guard type == .sqlite else { return }
         // The SQLite store really deleted in SQL: a fresh context reads the same, and no row of a deleted person is left.
-        let url = directory.appendingPathComponent("People.sqlite")
         let connection = try SQLiteConnection(url: url, readOnly: true, create: false, busyTimeout: .seconds(5))
         #expect(try connection.scalar("SELECT count(*) FROM ZPERSON") == .integer(0))
         #expect(try connection.scalar("SELECT count(*) FROM ZTEAM WHERE ZLEAD IS NOT NULL") == .integer(0))

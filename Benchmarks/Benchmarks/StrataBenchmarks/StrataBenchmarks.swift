@@ -382,7 +382,7 @@ let benchmarks: @Sendable () -> Void = {
             try await connection.close()
         }
 
-        // 9, 10 and 13 on PostgreSQL: batch requests and a grouped fetch, in SQL.
+        // 9, 10, 11 and 13 on PostgreSQL: batch requests and a grouped fetch, in SQL.
         measure("9 batch insert", "Strata Postgres") { benchmark in
             let objects = StrataPeer.batchInsertObjects(PersonRecord.generate(count: count))
             let url = try StrataPeer.newPostgresStore("batch_insert")
@@ -409,6 +409,24 @@ let benchmarks: @Sendable () -> Void = {
             let connection = try await PostgresNIOPeer.open(schema: PostgresNIOPeer.fixture(count: count))
             benchmark.startMeasurement()
             try await PostgresNIOPeer.updateTenthInOneStatement(connection)
+            benchmark.stopMeasurement()
+            try await connection.close()
+        }
+        measure("11 batch delete 10%", "Strata Postgres") { benchmark in
+            let url = try StrataPeer.newPostgresStore("batch_delete")
+            let context = try await StrataPeer.open(url)
+            try await StrataPeer.insert(PersonRecord.generate(count: count), into: context)
+            try await StrataPeer.save(context)
+            benchmark.startMeasurement()
+            try await StrataPeer.batchDeleteTenth(context)
+            benchmark.stopMeasurement()
+        }
+        measure("11 batch delete 10%", "postgres-nio") { benchmark in
+            let schema = PostgresNIOPeer.newSchema("batch_delete")
+            let connection = try await PostgresNIOPeer.create(schema: schema)
+            try await PostgresNIOPeer.insert(PersonRecord.generate(count: count), into: connection)
+            benchmark.startMeasurement()
+            try await PostgresNIOPeer.deleteTenthInOneStatement(connection)
             benchmark.stopMeasurement()
             try await connection.close()
         }

@@ -112,6 +112,11 @@ public enum PostgresNIOPeer {
         try await connection.query("UPDATE person SET score = score + 1 WHERE age < 10", logger: logger)
     }
 
+    /// Workload 11: the batch delete's people, in one statement.
+    public static func deleteTenthInOneStatement(_ connection: PostgresConnection) async throws {
+        try await connection.query("DELETE FROM person WHERE age < 10", logger: logger)
+    }
+
     /// Workload 13: people grouped by age, as Strata's grouped fetch.
     public static func groupByAge(_ connection: PostgresConnection) async throws -> Int {
         var groups = 0

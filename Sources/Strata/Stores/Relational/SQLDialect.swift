@@ -41,12 +41,15 @@ package struct SQLDialect: Sendable {
     /// The comparison true when two values differ, NULL being a value: SQLite's `IS NOT`,
     /// the standard's `IS DISTINCT FROM` in PostgreSQL. With spaces around it.
     package let isDistinctFrom: String
+    /// The type of a 64-bit integer column of a table the store makes for itself (SQLite's
+    /// `INTEGER` makes a primary key the row's own key).
+    package let integerType: String
 
     package static let sqlite = SQLDialect(
         table: { $0 }, column: { $0 }, hasEvaluatorFunctions: true, textOrdering: "", alwaysTrue: "1", alwaysFalse: "0",
         comparisonsAreNumbers: true, placeholder: { _ in "?" }, keepsRowClause: nil,
         timestamp: { $0 }, ordersNullsExplicitly: false, aggregatesBytes: true,
-        isDistinctFrom: " IS NOT ")
+        isDistinctFrom: " IS NOT ", integerType: "INTEGER")
 
     /// PostgreSQL, with the store's tables in `schema`.
     package static func postgreSQL(schema: String) -> SQLDialect {
@@ -55,7 +58,7 @@ package struct SQLDialect: Sendable {
             table: { quoted(schema) + "." + quoted($0) }, column: quoted, hasEvaluatorFunctions: false, textOrdering: " COLLATE \"C\"",
             alwaysTrue: "TRUE", alwaysFalse: "FALSE", comparisonsAreNumbers: false, placeholder: { "$\($0)" }, keepsRowClause: "FOR KEY SHARE",
             timestamp: { "to_timestamp(\($0) + 978307200)" }, ordersNullsExplicitly: true, aggregatesBytes: false,
-            isDistinctFrom: " IS DISTINCT FROM ")
+            isDistinctFrom: " IS DISTINCT FROM ", integerType: "bigint")
     }
 
     /// `name` as a quoted identifier: any name, however hostile, stays one identifier.
