@@ -15,7 +15,7 @@ final class PostgresRelationalConnection: RelationalConnection {
         statements = PipelinedStatements(connection: connection, logger: logger)
     }
 
-    func write(_ sql: String, _ values: [SQLiteValue], object: ManagedObjectID?) throws {
+    func write(_ sql: String, _ values: [SQLValue], object: ManagedObjectID?) throws {
         try statements.send(sql, values, object: object)
     }
 
@@ -25,7 +25,7 @@ final class PostgresRelationalConnection: RelationalConnection {
         return unchanged
     }
 
-    func forEachRow(_ sql: String, _ values: [SQLiteValue], _ body: ([SQLiteValue]) throws -> Void) throws {
+    func forEachRow(_ sql: String, _ values: [SQLValue], _ body: ([SQLValue]) throws -> Void) throws {
         unchanged += try statements.waitForAll()
         for row in try statements.connection.rows(sql, values, logger: statements.logger) {
             let cells = row.makeRandomAccess()

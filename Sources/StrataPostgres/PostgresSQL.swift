@@ -21,7 +21,7 @@ enum PostgresSQL {
 
     /// The bindings of values as the SQLite store encodes them (the PostgreSQL store keeps Core
     /// Data's encodings: integers, doubles, text and bytes).
-    static func bindings(_ values: [SQLiteValue]) -> PostgresBindings {
+    static func bindings(_ values: [SQLValue]) -> PostgresBindings {
         var bindings = PostgresBindings(capacity: values.count)
         for value in values {
             switch value {
@@ -36,7 +36,7 @@ enum PostgresSQL {
     }
 
     /// A value as the prepared-statement API binds it (the same encodings as ``bindings(_:)``).
-    static func data(_ value: SQLiteValue) -> PostgresData {
+    static func data(_ value: SQLValue) -> PostgresData {
         switch value {
         case .null: .null
         case .integer(let v): PostgresData(int64: v)
@@ -50,7 +50,7 @@ enum PostgresSQL {
     /// server infers it): a prepared statement's parameters then have the types a statement sent
     /// with its values has, whatever the server would infer from the columns they meet. Quoted
     /// names and literals are left as they are.
-    static func typedPlaceholders(_ sql: String, _ values: [SQLiteValue]) -> String {
+    static func typedPlaceholders(_ sql: String, _ values: [SQLValue]) -> String {
         var result = ""
         result.reserveCapacity(sql.utf8.count + values.count * 10)
         var quote: Character?
@@ -116,7 +116,7 @@ enum PostgresSQL {
 
 extension PostgresConnection {
     /// Runs `sql` with `values` bound, and returns every row.
-    func rows(_ sql: String, _ values: [SQLiteValue] = [], logger: Logger) throws -> [PostgresRow] {
+    func rows(_ sql: String, _ values: [SQLValue] = [], logger: Logger) throws -> [PostgresRow] {
         try result(sql, PostgresSQL.bindings(values), logger: logger).rows
     }
 
@@ -142,7 +142,7 @@ extension PostgresConnection {
     /// Runs `sql` with `values` bound, and hands each row to `body` as it arrives (on the
     /// connection's event loop, one row at a time), never holding them all: a large read does not
     /// build and copy an array of rows first.
-    func forEachRow(_ sql: String, _ values: [SQLiteValue], logger: Logger, _ body: @escaping @Sendable (PostgresRow) throws -> Void) throws {
+    func forEachRow(_ sql: String, _ values: [SQLValue], logger: Logger, _ body: @escaping @Sendable (PostgresRow) throws -> Void) throws {
         guard !isClosed else { throw PostgresStoreError(.unreachable, "the connection to the server is closed") }
         do {
             _ = try query(PostgresQuery(unsafeSQL: sql, binds: PostgresSQL.bindings(values)), logger: logger, body).wait()
@@ -154,7 +154,7 @@ extension PostgresConnection {
     /// Runs `statement` with `values` bound, and hands each row to `body` as it arrives (as
     /// ``forEachRow(_:_:logger:_:)`` does).
     func forEachRow(
-        prepared statement: PreparedQuery, _ values: [SQLiteValue], _ body: @escaping @Sendable (PostgresRow) throws -> Void
+        prepared statement: PreparedQuery, _ values: [SQLValue], _ body: @escaping @Sendable (PostgresRow) throws -> Void
     ) throws {
         guard !isClosed else { throw PostgresStoreError(.unreachable, "the connection to the server is closed") }
         do {
@@ -166,7 +166,7 @@ extension PostgresConnection {
 
     /// Runs `sql` with `values` bound, and returns how many rows it changed.
     @discardableResult
-    func run(_ sql: String, _ values: [SQLiteValue] = [], logger: Logger) throws -> Int {
+    func run(_ sql: String, _ values: [SQLValue] = [], logger: Logger) throws -> Int {
         try result(sql, PostgresSQL.bindings(values), logger: logger).metadata.rows ?? 0
     }
 
@@ -201,7 +201,7 @@ struct PipelinedStatements {
 
     /// Sends `sql` with `values`; when it changes no row, `object` is among those
     /// ``waitForAll()`` returns.
-    mutating func send(_ sql: String, _ values: [SQLiteValue], object: ManagedObjectID? = nil) throws {
+    mutating func send(_ sql: String, _ values: [SQLValue], object: ManagedObjectID? = nil) throws {
         try send(sql, bindings: PostgresSQL.bindings(values), object: object)
     }
 
@@ -258,7 +258,7 @@ struct PreparedStatementCells: PostgresCells {
 
 extension PostgresCell {
     /// The cell's value as the store wrote it, read by the column's storage class.
-    func value(as storage: PostgresStorage) throws -> SQLiteValue {
+    func value(as storage: PostgresStorage) throws -> SQLValue {
         guard bytes != nil else { return .null }
         do {
             switch storage {
@@ -275,7 +275,7 @@ extension PostgresCell {
     /// The cell's value by its type: integers and Booleans as integers, floating-point and
     /// numeric as doubles, bytes as bytes, anything else as text. What a statement computes
     /// (a count, a minimum) reads so, whatever its type.
-    func value() throws -> SQLiteValue {
+    func value() throws -> SQLValue {
         guard bytes != nil else { return .null }
         do {
             switch dataType {

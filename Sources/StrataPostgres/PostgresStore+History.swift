@@ -294,7 +294,7 @@ extension PostgresStore {
 
     /// A tombstone value as text: integers and doubles as Swift prints them (doubles exactly, as
     /// the shortest text that reads back the same), bytes in hexadecimal.
-    private static func text(of value: SQLiteValue) -> String? {
+    private static func text(of value: SQLValue) -> String? {
         switch value {
         case .null: nil
         case .integer(let integer): String(integer)
@@ -304,10 +304,10 @@ extension PostgresStore {
         }
     }
 
-    private static func value(of text: String, as storage: PostgresStorage) -> SQLiteValue? {
+    private static func value(of text: String, as storage: PostgresStorage) -> SQLValue? {
         switch storage {
-        case .integer: return Int64(text).map(SQLiteValue.integer)
-        case .real: return Double(text).map(SQLiteValue.real)
+        case .integer: return Int64(text).map(SQLValue.integer)
+        case .real: return Double(text).map(SQLValue.real)
         case .text: return .text(text)
         case .blob:
             let digits = Array(text.utf8)
@@ -337,7 +337,7 @@ extension PostgresStore {
                 throw PostgresStoreError(.server, "the tombstone of history change \(change) holds \(name) as \(text), which is no \(attribute.type)")
             }
             do {
-                values[name] = try CoreDataSQLiteValues.decode(stored, for: attribute)
+                values[name] = try CoreDataColumnValues.decode(stored, for: attribute)
             } catch {
                 throw PostgresStoreError(.server, "the tombstone of history change \(change) cannot be read: \(error)")
             }

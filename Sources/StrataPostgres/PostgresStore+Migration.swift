@@ -95,7 +95,7 @@ extension PostgresStore {
                 "UPDATE \(table("Z_METADATA")) SET \"Z_MODEL\" = $1", [.text(step.destination.versionChecksum.base64EncodedString())], logger: logger)
 
             let aside = "zstrata_migrating_" + PostgresSchema.stableHash(location.schema)
-            let sourceMapping = CoreDataSQLiteMapping(model: step.source)
+            let sourceMapping = CoreDataTableMapping(model: step.source)
             try setAside(sourceMapping.schema.tables.map(\.name) + sourceMapping.schema.joinTables.map(\.name), in: aside)
             let sourceNext = try nextReferences(of: sourceMapping)
 
@@ -164,7 +164,7 @@ extension PostgresStore {
         }
 
         /// Persistent history follows the renumbering (``RelationalHistory/renumber(_:connection:)``).
-        private func renumberHistory(from source: CoreDataSQLiteMapping, to destination: CoreDataSQLiteMapping) throws {
+        private func renumberHistory(from source: CoreDataTableMapping, to destination: CoreDataTableMapping) throws {
             guard try PostgresStore.hasHistoryTables(in: location.schema, connection, logger: logger) else { return }
             var numbers: [Int: Int] = [:]
             for (old, new) in step.mapping.entityRenames {
@@ -177,7 +177,7 @@ extension PostgresStore {
         }
 
         /// The old model's next reference number per hierarchy root, from `Z_PRIMARYKEY`.
-        private func nextReferences(of mapping: CoreDataSQLiteMapping) throws -> [String: Int64] {
+        private func nextReferences(of mapping: CoreDataTableMapping) throws -> [String: Int64] {
             var next: [String: Int64] = [:]
             let rows = try connection.rows(
                 "SELECT \"Z_ENT\", \"Z_MAX\" FROM \(PostgresSQL.qualified(location.schema, "Z_PRIMARYKEY")) WHERE \"Z_SUPER\" = 0", logger: logger)

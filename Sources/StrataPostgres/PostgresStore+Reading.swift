@@ -112,11 +112,8 @@ extension PostgresStore {
 
     /// The SQL (parameters from `$2`) and values that select exactly what `predicate` does, or
     /// `nil` when it does not translate exactly.
-    private func exactCondition(_ predicate: FetchPredicate?, for table: CoreDataSQLiteMapping.Entity) -> (String, [SQLiteValue])? {
-        guard let predicate else { return ("TRUE", []) }
-        guard let exact = SQLFetchCondition.compile(predicate, for: table, in: mapping, store: identifier, dialect: dialect), exact.isExact else {
-            return nil
-        }
+    private func exactCondition(_ predicate: FetchPredicate?, for table: CoreDataTableMapping.Entity) -> (String, [SQLValue])? {
+        guard let exact = SQLFetchCondition.exact(predicate, for: table, in: mapping, store: identifier, dialect: dialect) else { return nil }
         return (SQLDialect.numberingPlaceholders(exact.sql, from: 2), exact.bindings)
     }
 
@@ -177,12 +174,12 @@ extension PostgresStore {
     ///
     /// `wholeEntity`: the statement reads every object of the entity (``selectStatement(for:where:wholeEntity:)``).
     func rows(
-        of table: CoreDataSQLiteMapping.Entity, where condition: String, _ values: [SQLiteValue], then ordering: String = "",
+        of table: CoreDataTableMapping.Entity, where condition: String, _ values: [SQLValue], then ordering: String = "",
         wholeEntity: Bool = false, connection: PostgresConnection
     ) throws -> [(reference: Int64, row: Row)] {
         let decoder = RowDecoder(store: self, table: table)
         let rows = ThreadLocked<[(reference: Int64, row: Row)]>([])
-        let bound = [SQLiteValue.integer(Int64(table.number))] + values
+        let bound = [SQLValue.integer(Int64(table.number))] + values
         let select = selectStatement(for: table, where: condition, wholeEntity: wholeEntity)
         let sql = PostgresSQL.typedPlaceholders(select + (ordering.isEmpty ? "" : " " + ordering), bound)
         let collect: @Sendable (PostgresRow) throws -> Void = { result in
@@ -203,7 +200,7 @@ extension PostgresStore {
     /// Reads the cells of a row of ``selectStatement(for:where:wholeEntity:)`` into a row of the entity.
     /// Object IDs are made in their entity's ID space, looked up once per read, not per ID.
     private struct RowDecoder: Sendable {
-        let table: CoreDataSQLiteMapping.Entity
+        let table: CoreDataTableMapping.Entity
         let storages: [PostgresStorage]
         let toManyHasEntities: [Bool]
         let empty: Row
@@ -212,7 +209,7 @@ extension PostgresStore {
         let toOneSpaces: [ObjectIDSpace]
         let toManySpaces: [ObjectIDSpace]
 
-        init(store: PostgresStore, table: CoreDataSQLiteMapping.Entity) {
+        init(store: PostgresStore, table: CoreDataTableMapping.Entity) {
             self.table = table
             storages = table.attributeTypes.map(PostgresStorage.init)
             toManyHasEntities = table.toManys.map(store.destinationHasSubentities)
@@ -230,7 +227,7 @@ extension PostgresStore {
             for (index, column) in table.attributes.enumerated() {
                 let stored = try cells[2 + index].value(as: storages[index])
                 do {
-                    row.attributes[column.slot] = try CoreDataSQLiteValues.decode(stored, for: column.attribute)
+                    row.attributes[column.slot] = try CoreDataColumnValues.decode(stored, for: column.attribute)
                 } catch {
                     throw PostgresStoreError(.server, "\(table.layout.name) \(reference): \(error)")
                 }
@@ -287,7 +284,7 @@ extension PostgresStore {
     /// scan of the targets joined to the objects, which the server runs seven times faster than a
     /// hundred thousand lookups (100,000 objects with a to-many: 343 ms against 48 ms in
     /// `EXPLAIN ANALYZE`).
-    private func selectStatement(for table: CoreDataSQLiteMapping.Entity, where condition: String, wholeEntity: Bool) -> String {
+    private func selectStatement(for table: CoreDataTableMapping.Entity, where condition: String, wholeEntity: Bool) -> String {
         var columns = ["t.\"Z_PK\"", "t.\"Z_OPT\""] + table.attributes.map { "t." + PostgresSQL.quoted($0.column) }
         var joins: [String] = []
         for toOne in table.toOnes {
@@ -329,7 +326,7 @@ extension PostgresStore {
     }
 
     /// Whether a to-many's targets may be of several entities, whose numbers the read then needs.
-    fileprivate func destinationHasSubentities(_ toMany: CoreDataSQLiteMapping.ToManySlot) -> Bool {
+    fileprivate func destinationHasSubentities(_ toMany: CoreDataTableMapping.ToManySlot) -> Bool {
         toMany.destinationNumbers.count > 1
     }
 

@@ -39,7 +39,7 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
     let location: PostgresLocation
     let pool: PostgresConnectionPool
     let schema: PostgresSchema
-    let mapping: CoreDataSQLiteMapping
+    let mapping: CoreDataTableMapping
     /// How fetch predicates compile for this store's tables.
     let dialect: SQLDialect
     let logger = Logger(label: "strata.postgres")
@@ -82,7 +82,7 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
     ) throws {
         self.location = location
         self.pool = pool
-        mapping = CoreDataSQLiteMapping(model: coordinator.managedObjectModel)
+        mapping = CoreDataTableMapping(model: coordinator.managedObjectModel)
         guard mapping.unsupported.isEmpty else {
             throw PersistenceError(
                 .incompatibleStore,
@@ -214,7 +214,7 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
     public static func destroyStore(at url: URL) throws {
         try withOneOffConnection(to: url) { connection, location, logger in
             try connection.transaction(logger: logger) {
-                let schema = [SQLiteValue.text(location.schema)]
+                let schema = [SQLValue.text(location.schema)]
                 guard try storedMetadata(connection, location, logger: logger) != nil else { throw PostgresStoreError(.notAStore, "\(location) holds no store") }
                 let tables = try connection.rows(
                     "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = $1 AND (tablename LIKE 'Z%' OR tablename IN ('ATRANSACTION', 'ACHANGE'))", schema, logger: logger)

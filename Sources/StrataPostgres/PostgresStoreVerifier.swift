@@ -46,7 +46,7 @@ package struct PostgresStoreVerifier {
                 columns[table, default: []].insert(column)
             }
             let session = PostgresRelationalConnection(connection, dialect: .postgreSQL(schema: location.schema), logger: logger)
-            var check = RelationalStoreCheck(connection: session, mapping: CoreDataSQLiteMapping(model: model))
+            var check = RelationalStoreCheck(connection: session, mapping: CoreDataTableMapping(model: model))
             try check.run(columns: columns)
             objectCounts = check.objectCounts
             objectCount = check.objectCounts.values.reduce(0, +)

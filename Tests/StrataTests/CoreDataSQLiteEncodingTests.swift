@@ -13,7 +13,7 @@ import Testing
 
     @Test func valuesAreStoredAsCoreDataStoresThem() throws {
         let uuid = UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!
-        let cases: [(AttributeType, AttributeValue, SQLiteValue)] = [
+        let cases: [(AttributeType, AttributeValue, SQLValue)] = [
             (.integer16, .integer16(-7), .integer(-7)), (.integer64, .integer64(1 << 40), .integer(1 << 40)),
             (.boolean, .boolean(true), .integer(1)), (.double, .double(2.5), .real(2.5)), (.float, .float(0.5), .real(0.5)),
             (.decimal, .decimal(Decimal(string: "10.25")!), .real(10.25)),
@@ -24,40 +24,40 @@ import Testing
         ]
         for (type, value, stored) in cases {
             let attribute = Self.attribute(type)
-            #expect(CoreDataSQLiteValues.encode(value, for: attribute) == stored, "\(type)")
-            #expect(try CoreDataSQLiteValues.decode(stored, for: attribute) == value, "\(type)")
+            #expect(CoreDataColumnValues.encode(value, for: attribute) == stored, "\(type)")
+            #expect(try CoreDataColumnValues.decode(stored, for: attribute) == value, "\(type)")
         }
-        #expect(CoreDataSQLiteValues.encode(nil, for: Self.attribute(.string)) == .null)
-        #expect(try CoreDataSQLiteValues.decode(.null, for: Self.attribute(.string)) == nil)
+        #expect(CoreDataColumnValues.encode(nil, for: Self.attribute(.string)) == .null)
+        #expect(try CoreDataColumnValues.decode(.null, for: Self.attribute(.string)) == nil)
     }
 
     @Test func externalStorageHasItsPrefixes() throws {
         let attribute = Self.attribute(.binaryData, external: true)
-        #expect(CoreDataSQLiteValues.encode(.binaryData(Data([7, 8])), for: attribute) == .blob(Data([1, 7, 8])))
-        #expect(try CoreDataSQLiteValues.decode(.blob(Data([1, 7, 8])), for: attribute) == .binaryData(Data([7, 8])))
+        #expect(CoreDataColumnValues.encode(.binaryData(Data([7, 8])), for: attribute) == .blob(Data([1, 7, 8])))
+        #expect(try CoreDataColumnValues.decode(.blob(Data([1, 7, 8])), for: attribute) == .binaryData(Data([7, 8])))
         let name = "0F9619FF-8B86-D011-B42D-00C04FC964FF"
-        let reference = SQLiteValue.blob(Data([2]) + Data(name.utf8) + Data([0]))
+        let reference = SQLValue.blob(Data([2]) + Data(name.utf8) + Data([0]))
         var asked: [String] = []
-        let external = try CoreDataSQLiteValues.decode(reference, for: attribute) { file in
+        let external = try CoreDataColumnValues.decode(reference, for: attribute) { file in
             asked.append(file)
             return .binaryData(Data([42]))
         }
         #expect(external == .binaryData(Data([42])))
         #expect(asked == [name])
-        #expect(throws: CoreDataSQLiteValues.Failure.self) { try CoreDataSQLiteValues.decode(reference, for: attribute) }
+        #expect(throws: CoreDataColumnValues.Failure.self) { try CoreDataColumnValues.decode(reference, for: attribute) }
     }
 
     /// A lightweight migration copies values as they are (migration page §4): read as an app would.
     @Test func valuesAMigrationLeftInAnotherClassReadAsAnAppReadsThem() throws {
-        #expect(try CoreDataSQLiteValues.decode(.real(2.5), for: Self.attribute(.integer32)) == .integer32(2))
-        #expect(try CoreDataSQLiteValues.decode(.integer(5), for: Self.attribute(.boolean)) == .boolean(true))
-        #expect(try CoreDataSQLiteValues.decode(.integer(3), for: Self.attribute(.double)) == .double(3))
-        let tooWide = #expect(throws: CoreDataSQLiteValues.Failure.self) {
-            try CoreDataSQLiteValues.decode(.integer(70_000), for: Self.attribute(.integer16))
+        #expect(try CoreDataColumnValues.decode(.real(2.5), for: Self.attribute(.integer32)) == .integer32(2))
+        #expect(try CoreDataColumnValues.decode(.integer(5), for: Self.attribute(.boolean)) == .boolean(true))
+        #expect(try CoreDataColumnValues.decode(.integer(3), for: Self.attribute(.double)) == .double(3))
+        let tooWide = #expect(throws: CoreDataColumnValues.Failure.self) {
+            try CoreDataColumnValues.decode(.integer(70_000), for: Self.attribute(.integer16))
         }
         #expect(tooWide?.description == "value: a stored INTEGER does not fit a Integer 16 attribute")
-        #expect(throws: CoreDataSQLiteValues.Failure.self) { try CoreDataSQLiteValues.decode(.text("x"), for: Self.attribute(.date)) }
-        #expect(throws: CoreDataSQLiteValues.Failure.self) { try CoreDataSQLiteValues.decode(.blob(Data([1])), for: Self.attribute(.uuid)) }
+        #expect(throws: CoreDataColumnValues.Failure.self) { try CoreDataColumnValues.decode(.text("x"), for: Self.attribute(.date)) }
+        #expect(throws: CoreDataColumnValues.Failure.self) { try CoreDataColumnValues.decode(.blob(Data([1])), for: Self.attribute(.uuid)) }
     }
 
     @Test(.enabled(if: Fixtures.canReadSharedSQLiteStores, "the shared SQLite fixtures (or python3) are not here"),

@@ -33,7 +33,7 @@ struct CoreDataStoreReadingTests {
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let raw = try await CoreDataStoreReader.rows(ofStoreAt: original)
         let model = try Self.model(for: store, at: url)
-        let mapping = CoreDataSQLiteMapping(model: model)
+        let mapping = CoreDataTableMapping(model: model)
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         try await coordinator.addPersistentStore(type: .sqlite, at: url)
         let context = backgroundContext(coordinator)
@@ -175,7 +175,7 @@ struct CoreDataStoreReadingTests {
     }
 
     /// The keys of the objects a to-many relationship of object `key` holds, from the raw rows.
-    static func targets(of key: Int64, _ toMany: CoreDataSQLiteMapping.ToManySlot, _ raw: [String: [[String: CoreDataStoreReader.RawValue]]]) -> Set<Int64> {
+    static func targets(of key: Int64, _ toMany: CoreDataTableMapping.ToManySlot, _ raw: [String: [[String: CoreDataStoreReader.RawValue]]]) -> Set<Int64> {
         switch toMany.storage {
         case .inverseForeignKey(let table, let column, _):
             return Set((raw[table] ?? []).compactMap { row in

@@ -134,8 +134,8 @@ import Testing
         let coordinator = try await Self.open(url)
         _ = try await Self.writeThreeSaves(coordinator)
         let connection = try SQLiteConnection(url: url, readOnly: true, create: false, busyTimeout: .seconds(5))
-        func rows(_ sql: String) throws -> [[SQLiteValue]] {
-            var rows: [[SQLiteValue]] = []
+        func rows(_ sql: String) throws -> [[SQLValue]] {
+            var rows: [[SQLValue]] = []
             try connection.statement(sql).forEachRow { row in rows.append((0..<row.columnCount).map { row.value($0) }) }
             return rows
         }

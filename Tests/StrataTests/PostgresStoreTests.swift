@@ -263,7 +263,7 @@ struct PostgresStoreTests {
             try context.save()
             return tag.objectID
         }
-        let mapping = CoreDataSQLiteMapping(model: model)
+        let mapping = CoreDataTableMapping(model: model)
         let toMany = try #require(mapping.entities["Tag"]?.toManys.first)
         guard case .joinTable(let join, let own, let other, _, _, _) = toMany.storage else {
             Issue.record("a many-to-many has a join table")

@@ -94,7 +94,7 @@ import Testing
             let chunks = ReferenceChunks.padded(references)
             #expect(chunks.count == (count + ReferenceChunks.size - 1) / ReferenceChunks.size)
             #expect(chunks.allSatisfy { $0.count == ReferenceChunks.size })
-            #expect(Set(chunks.joined()) == Set(references.map(SQLiteValue.integer)), "\(count)")
+            #expect(Set(chunks.joined()) == Set(references.map(SQLValue.integer)), "\(count)")
         }
     }
 

@@ -21,7 +21,7 @@ import Testing
             CREATE TABLE TITLELOG (Z_PK INTEGER);
             CREATE TRIGGER TITLECHANGED AFTER UPDATE OF ZTITLE ON ZBOOK BEGIN INSERT INTO TITLELOG VALUES (new.Z_PK); END
             """)
-        func logged() throws -> SQLiteValue? { try connection.scalar("SELECT count(*) FROM TITLELOG") }
+        func logged() throws -> SQLValue? { try connection.scalar("SELECT count(*) FROM TITLELOG") }
 
         func change(_ body: @escaping @Sendable (Book) -> Void) async throws {
             try await backgroundContext(coordinator).perform { context in

@@ -169,7 +169,7 @@ import Testing
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = try await Self.savedStore(in: directory)
-        let mapping = CoreDataSQLiteMapping(model: try libraryModel())
+        let mapping = CoreDataTableMapping(model: try libraryModel())
         let chapter = try #require(mapping.entities["Chapter"])
         let passport = try #require(mapping.entities["Passport"])
         let connection = try SQLiteConnection(url: url, readOnly: false, create: false, busyTimeout: .seconds(1))

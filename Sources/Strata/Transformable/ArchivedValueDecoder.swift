@@ -34,7 +34,7 @@ struct ArchivedValueDecoder: Decoder {
             case (is UUID.Type, .string(let v)): UUID(uuidString: v)
             case (is Decimal.Type, .decimal(let v)): v
             case (is Decimal.Type, .integer(let v)): Decimal(v)
-            case (is Decimal.Type, .double(let v)): CoreDataSQLiteValues.decimal(v)
+            case (is Decimal.Type, .double(let v)): CoreDataColumnValues.decimal(v)
             default: nil
             }
         if let result { return result as? T }
@@ -84,7 +84,7 @@ struct ArchivedValueDecoder: Decoder {
             case .double(let v) where type == Double.self: v
             case .double(let v) where type == Float.self: Float(v)
             case .double(let v): v.rounded() == v ? Int64(exactly: v).flatMap { integer($0, as: type) } : nil
-            case .decimal(let v) where type == Double.self: CoreDataSQLiteValues.double(v)
+            case .decimal(let v) where type == Double.self: CoreDataColumnValues.double(v)
             default: nil
             }
         guard let typed = result as? T else { throw mismatch(type, value, codingPath) }

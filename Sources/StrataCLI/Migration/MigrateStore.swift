@@ -110,7 +110,7 @@ struct MigrateStore: AsyncParsableCommand {
     private func verify(_ url: URL, kind: StoreFileKind, model: ManagedObjectModel) async throws -> (objects: Int, problems: [String]) {
         switch kind {
         case .binary:
-            var verifier = StoreVerifier(file: try BinaryStoreFile(contentsOf: url))
+            var verifier = BinaryStoreVerifier(file: try BinaryStoreFile(contentsOf: url))
             verifier.model = model
             try verifier.run()
             return (verifier.objectCount, verifier.problems)

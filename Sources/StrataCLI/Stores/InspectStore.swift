@@ -39,7 +39,7 @@ struct InspectStore: AsyncParsableCommand {
             return
         }
         let file = try BinaryStoreFile(contentsOf: url)
-        var report = StoreReport(file: file)
+        var report = BinaryStoreReport(file: file)
         do {
             try file.forEachChunk { report.add($0) }
         } catch let error as StoreError {
@@ -82,6 +82,6 @@ protocol TextReport {
     var text: String { get }
 }
 
-extension StoreReport: TextReport {}
+extension BinaryStoreReport: TextReport {}
 extension SQLiteStoreReport: TextReport {}
 extension XMLStoreReport: TextReport {}

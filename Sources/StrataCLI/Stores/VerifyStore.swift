@@ -25,7 +25,7 @@ struct VerifyStore: AsyncParsableCommand {
         case .binary: break
         }
         let file = try BinaryStoreFile(contentsOf: url)
-        var verifier = StoreVerifier(file: file)
+        var verifier = BinaryStoreVerifier(file: file)
         if let model {
             let source = try ModelSource(path: model)
             if let bundle = source.bundle {

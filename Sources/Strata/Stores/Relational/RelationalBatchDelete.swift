@@ -24,29 +24,23 @@ package struct RelationalBatchDelete {
     private static let deletedTable = "strata_batch_deleted"
     private static let touchedTable = "strata_batch_touched"
 
-    private let selections: [(entity: CoreDataSQLiteMapping.Entity, condition: SQLFetchCondition)]
+    private let selections: [(entity: CoreDataTableMapping.Entity, condition: SQLFetchCondition)]
     private let nullifies: [Nullify]
     private let table: String
-    private let mapping: CoreDataSQLiteMapping
+    private let mapping: CoreDataTableMapping
     private let store: String
     private let dialect: SQLDialect
 
     /// The delete of what `request` selects of `names`' objects, or `nil` when the request or
     /// the model's delete rules do not translate (a delete by IDs takes the general path too).
-    package init?(_ request: BatchDeleteRequest, names: [String], mapping: CoreDataSQLiteMapping, store: String, dialect: SQLDialect) {
+    package init?(_ request: BatchDeleteRequest, names: [String], mapping: CoreDataTableMapping, store: String, dialect: SQLDialect) {
         guard request.objectIDs == nil else { return nil }
-        var selections: [(entity: CoreDataSQLiteMapping.Entity, condition: SQLFetchCondition)] = []
+        var selections: [(entity: CoreDataTableMapping.Entity, condition: SQLFetchCondition)] = []
         var nullifies: [Nullify] = []
         for name in names {
             guard let entity = mapping.entities[name] else { return nil }
             if entity.layout.entity.isAbstract { continue }
-            var condition = SQLFetchCondition.constant(true, dialect)
-            if let predicate = request.predicate {
-                guard let exact = SQLFetchCondition.compile(predicate, for: entity, in: mapping, store: store, dialect: dialect), exact.isExact else {
-                    return nil
-                }
-                condition = exact
-            }
+            guard let condition = SQLFetchCondition.exact(request.predicate, for: entity, in: mapping, store: store, dialect: dialect) else { return nil }
             guard let rules = Self.nullifyStatements(of: entity, mapping: mapping, dialect: dialect) else { return nil }
             selections.append((entity, condition))
             nullifies += rules
@@ -124,7 +118,7 @@ package struct RelationalBatchDelete {
 
     /// The statements the nullify rules of `entity`'s relationships make; `nil` when a rule does
     /// not translate (a cascade, a deny, a join table, an inverse without a column of its own).
-    private static func nullifyStatements(of entity: CoreDataSQLiteMapping.Entity, mapping: CoreDataSQLiteMapping, dialect: SQLDialect) -> [Nullify]? {
+    private static func nullifyStatements(of entity: CoreDataTableMapping.Entity, mapping: CoreDataTableMapping, dialect: SQLDialect) -> [Nullify]? {
         let layout = entity.layout
         let (deleted, touched) = (deletedTable, touchedTable)
         let pk = dialect.column("Z_PK")
@@ -185,7 +179,7 @@ package struct RelationalBatchDelete {
 
     /// The statement that empties a to-one's key (and its entity and order columns) where `condition` holds.
     private static func nullifying(
-        _ toOne: CoreDataSQLiteMapping.ToOneColumn, in table: String, where condition: String, property: String, required: Bool, dialect: SQLDialect
+        _ toOne: CoreDataTableMapping.ToOneColumn, in table: String, where condition: String, property: String, required: Bool, dialect: SQLDialect
     ) -> Nullify {
         let (pk, version) = (dialect.column("Z_PK"), dialect.column("Z_OPT"))
         let columns = [toOne.column] + [toOne.entityColumn, toOne.orderColumn].compactMap { $0 }

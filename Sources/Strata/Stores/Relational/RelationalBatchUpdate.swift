@@ -10,17 +10,17 @@ package struct RelationalBatchUpdate {
     private struct Assignment {
         let column: String
         let sql: String
-        let bindings: [SQLiteValue]
+        let bindings: [SQLValue]
         /// The SQL that is true where the assignment changes the row (rows it would not change
         /// are not touched, as on the general path), and whether a NULL there must stop the
         /// native path (arithmetic on no value fails on the general path).
         let changes: String
-        let changeBindings: [SQLiteValue]
+        let changeBindings: [SQLValue]
         let failsOnNull: Bool
     }
 
-    private let plans: [(entity: CoreDataSQLiteMapping.Entity, condition: SQLFetchCondition, assignments: [Assignment])]
-    private let mapping: CoreDataSQLiteMapping
+    private let plans: [(entity: CoreDataTableMapping.Entity, condition: SQLFetchCondition, assignments: [Assignment])]
+    private let mapping: CoreDataTableMapping
     private let store: String
     private let dialect: SQLDialect
     /// The attributes the request sets: what history records of each object it changes.
@@ -31,18 +31,12 @@ package struct RelationalBatchUpdate {
     ///
     /// - Throws: ``ValidationError`` when a constant does not convert to its attribute's type,
     ///   as on the general path.
-    package init?(_ request: BatchUpdateRequest, names: [String], mapping: CoreDataSQLiteMapping, store: String, dialect: SQLDialect) throws {
-        var plans: [(entity: CoreDataSQLiteMapping.Entity, condition: SQLFetchCondition, assignments: [Assignment])] = []
+    package init?(_ request: BatchUpdateRequest, names: [String], mapping: CoreDataTableMapping, store: String, dialect: SQLDialect) throws {
+        var plans: [(entity: CoreDataTableMapping.Entity, condition: SQLFetchCondition, assignments: [Assignment])] = []
         for name in names {
             guard let entity = mapping.entities[name] else { return nil }
             if entity.layout.entity.isAbstract { continue }
-            var condition = SQLFetchCondition.constant(true, dialect)
-            if let predicate = request.predicate {
-                guard let exact = SQLFetchCondition.compile(predicate, for: entity, in: mapping, store: store, dialect: dialect), exact.isExact else {
-                    return nil
-                }
-                condition = exact
-            }
+            guard let condition = SQLFetchCondition.exact(request.predicate, for: entity, in: mapping, store: store, dialect: dialect) else { return nil }
             var assignments: [Assignment] = []
             for (key, value) in request.propertiesToUpdate.sorted(by: { $0.key < $1.key }) {
                 guard let assignment = try Self.assignment(key, value, entity: entity, dialect: dialect) else { return nil }
@@ -61,8 +55,8 @@ package struct RelationalBatchUpdate {
     /// changed, or `nil` when an arithmetic assignment meets no value (nothing was written: the
     /// general path judges it).
     package func run(on connection: some RelationalConnection) throws -> [ManagedObjectID]? {
-        func scope(_ entity: CoreDataSQLiteMapping.Entity, _ condition: SQLFetchCondition) -> (String, [SQLiteValue]) {
-            ("\(dialect.column("Z_ENT", of: "t")) = ? AND (\(condition.sql))", [SQLiteValue.integer(Int64(entity.number))] + condition.bindings)
+        func scope(_ entity: CoreDataTableMapping.Entity, _ condition: SQLFetchCondition) -> (String, [SQLValue]) {
+            ("\(dialect.column("Z_ENT", of: "t")) = ? AND (\(condition.sql))", [SQLValue.integer(Int64(entity.number))] + condition.bindings)
         }
         // Every entity is checked before any is written: the general path then starts from the
         // store as it was.
@@ -96,7 +90,7 @@ package struct RelationalBatchUpdate {
 
     /// The SQL of one assignment, or `nil` when it does not translate exactly.
     private static func assignment(
-        _ key: String, _ value: BatchUpdateRequest.Value, entity: CoreDataSQLiteMapping.Entity, dialect: SQLDialect
+        _ key: String, _ value: BatchUpdateRequest.Value, entity: CoreDataTableMapping.Entity, dialect: SQLDialect
     ) throws -> Assignment? {
         guard let column = entity.attributes.first(where: { $0.attribute.name == key }),
             column.attribute.derivationExpression == nil,
@@ -107,7 +101,7 @@ package struct RelationalBatchUpdate {
         switch value {
         case .constant(let constant):
             let converted = try constant.flatMap { try BatchExecution.convert($0, to: attribute, entity: entity.layout.name, place: "a batch update") }
-            let encoded = CoreDataSQLiteValues.encode(converted, for: attribute)
+            let encoded = CoreDataColumnValues.encode(converted, for: attribute)
             return Assignment(
                 column: column.column, sql: "\(set) = ?", bindings: [encoded], changes: "\(current)\(dialect.isDistinctFrom)?",
                 changeBindings: [encoded], failsOnNull: false)

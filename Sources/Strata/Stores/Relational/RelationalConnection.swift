@@ -12,14 +12,14 @@ package protocol RelationalConnection: AnyObject {
     /// Runs, or queues, a statement that changes rows. When it changes none and `object` is
     /// given, `object` is among those ``finishWrites()`` returns: an optimistic-locking
     /// statement that found another version, or an insert that found the key taken.
-    func write(_ sql: String, _ values: [SQLiteValue], object: ManagedObjectID?) throws
+    func write(_ sql: String, _ values: [SQLValue], object: ManagedObjectID?) throws
 
     /// Waits for every write sent; returns, and forgets, the objects whose write changed no row.
     func finishWrites() throws -> [ManagedObjectID]
 
     /// Runs a query after the writes sent so far, and hands each row's values to `body`, in the
     /// storage classes Core Data's encodings use (integers, doubles, text, bytes).
-    func forEachRow(_ sql: String, _ values: [SQLiteValue], _ body: ([SQLiteValue]) throws -> Void) throws
+    func forEachRow(_ sql: String, _ values: [SQLValue], _ body: ([SQLValue]) throws -> Void) throws
 
     /// Removes the links of `owner` in a join table (`ownColumn` holding its key) to every
     /// target but `keeping`: in one statement where the database binds arrays, or by reading the

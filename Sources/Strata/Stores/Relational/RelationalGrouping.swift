@@ -16,7 +16,7 @@ import Foundation
 package struct RelationalGrouping {
     private enum Output {
         /// Decoded as this attribute.
-        case attribute(CoreDataSQLiteMapping.Entity, position: Int)
+        case attribute(CoreDataTableMapping.Entity, position: Int)
         /// An object ID from this column and the next (its `Z_ENT`).
         case object
         /// A number as SQL gives it.
@@ -25,21 +25,15 @@ package struct RelationalGrouping {
 
     /// The statement, in the dialect it was made for, and its values.
     package let sql: String
-    package let bindings: [SQLiteValue]
+    package let bindings: [SQLValue]
     private let outputs: [(name: String, output: Output)]
 
     package init?(
-        entity: CoreDataSQLiteMapping.Entity, mapping: CoreDataSQLiteMapping, store: String, dialect: SQLDialect, predicate: FetchPredicate?,
+        entity: CoreDataTableMapping.Entity, mapping: CoreDataTableMapping, store: String, dialect: SQLDialect, predicate: FetchPredicate?,
         groupBy: [String], properties: [ExpressionDescription], sort: [(key: String, ascending: Bool)]
     ) {
         guard !groupBy.isEmpty, sort.allSatisfy({ groupBy.contains($0.key) }) else { return nil }
-        var condition = SQLFetchCondition.constant(true, dialect)
-        if let predicate {
-            guard let exact = SQLFetchCondition.compile(predicate, for: entity, in: mapping, store: store, dialect: dialect), exact.isExact else {
-                return nil
-            }
-            condition = exact
-        }
+        guard let condition = SQLFetchCondition.exact(predicate, for: entity, in: mapping, store: store, dialect: dialect) else { return nil }
         var columns = RelationalJoinedColumns(mapping: mapping, root: entity, dialect: dialect)
         var selected: [String] = []
         var outputs: [(name: String, output: Output)] = []
@@ -102,7 +96,7 @@ package struct RelationalGrouping {
     /// stored values through `externalData`; a value that does not decode is thrown as `damaged`
     /// makes it (given the property's name and what is wrong).
     package func group(
-        from row: [SQLiteValue], spaces: [Int: ObjectIDSpace], externalData: (String) throws -> AttributeValue,
+        from row: [SQLValue], spaces: [Int: ObjectIDSpace], externalData: (String) throws -> AttributeValue,
         damaged: (String, String) -> any Error
     ) throws -> StoreGroup {
         var group: [String: EvaluationValue] = [:]
@@ -114,10 +108,10 @@ package struct RelationalGrouping {
             case (.attribute(let owner, let position), _):
                 do {
                     group[name] = EvaluationValue(
-                        try CoreDataSQLiteValues.decode(
+                        try CoreDataColumnValues.decode(
                             stored, type: owner.attributeTypes[position], allowsExternalStorage: owner.attributeStoresExternally[position],
                             externalData: externalData))
-                } catch let failure as CoreDataSQLiteValues.Failure {
+                } catch let failure as CoreDataColumnValues.Failure {
                     throw damaged(name, failure.description)
                 }
             case (.object, .integer(let reference)):

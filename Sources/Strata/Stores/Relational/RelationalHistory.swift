@@ -19,7 +19,7 @@ package enum RelationalHistory {
     ) throws -> Int {
         let dialect = connection.dialect
         let condition: String
-        var values: [SQLiteValue] = []
+        var values: [SQLValue] = []
         switch position {
         case .token(nil):
             condition = dialect.alwaysTrue
@@ -46,7 +46,7 @@ package enum RelationalHistory {
     package static func bounds(connection: some RelationalConnection) throws -> (last: Int64, firstKept: Int64) {
         let dialect = connection.dialect
         let pk = dialect.column("Z_PK")
-        var cells: [SQLiteValue] = []
+        var cells: [SQLValue] = []
         try connection.forEachRow(
             "SELECT \(dialect.column("Z_MAX")), (SELECT min(\(pk)) FROM \(dialect.table("ATRANSACTION"))) FROM \(dialect.table("Z_PRIMARYKEY")) "
                 + "WHERE \(dialect.column("Z_ENT")) = \(dialect.placeholder(1))",

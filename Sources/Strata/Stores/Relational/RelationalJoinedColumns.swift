@@ -6,20 +6,20 @@
 /// Each relationship prefix is joined once, however many key paths go through it.
 struct RelationalJoinedColumns {
     enum Target {
-        /// An attribute, at this position of its entity's ``CoreDataSQLiteMapping/Entity/attributes``.
-        case attribute(CoreDataSQLiteMapping.Entity, position: Int)
+        /// An attribute, at this position of its entity's ``CoreDataTableMapping/Entity/attributes``.
+        case attribute(CoreDataTableMapping.Entity, position: Int)
         /// A to-one relationship: its key column, and the `Z_ENT` of the row it names.
         case toOne(key: String, entityColumn: String)
     }
 
-    private let mapping: CoreDataSQLiteMapping
-    private let root: CoreDataSQLiteMapping.Entity
+    private let mapping: CoreDataTableMapping
+    private let root: CoreDataTableMapping.Entity
     private let dialect: SQLDialect
     /// `LEFT JOIN …` clauses, in the order key paths needed them.
     private(set) var joins: [String] = []
     private var aliases: [String: String] = [:]
 
-    init(mapping: CoreDataSQLiteMapping, root: CoreDataSQLiteMapping.Entity, dialect: SQLDialect) {
+    init(mapping: CoreDataTableMapping, root: CoreDataTableMapping.Entity, dialect: SQLDialect) {
         self.mapping = mapping
         self.root = root
         self.dialect = dialect

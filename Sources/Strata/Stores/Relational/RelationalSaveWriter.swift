@@ -10,7 +10,7 @@ import Foundation
 /// insert, an update of given columns), so that a driver that caches prepared statements by
 /// their text finds them again for every row.
 package struct RelationalSaveWriter<Connection: RelationalConnection> {
-    let mapping: CoreDataSQLiteMapping
+    let mapping: CoreDataTableMapping
     let connection: Connection
     let store: IncrementalStore
     private let dialect: SQLDialect
@@ -29,7 +29,7 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
         var texts: [StatementKey: String] = [:]
     }
 
-    package init(mapping: CoreDataSQLiteMapping, connection: Connection, store: IncrementalStore) {
+    package init(mapping: CoreDataTableMapping, connection: Connection, store: IncrementalStore) {
         self.mapping = mapping
         self.connection = connection
         self.store = store
@@ -76,7 +76,7 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
             // Only the columns that changed, when the row it started from is known: an unchanged
             // indexed column then costs its index nothing, and Core Data writes no more either.
             let columns = changes.committed[id].map { changedColumns(of: row, from: $0, entity: entity) } ?? entity.writtenColumns
-            var values: [SQLiteValue] = [.integer(row.version + 1)]
+            var values: [SQLValue] = [.integer(row.version + 1)]
             values.reserveCapacity(columns.count + 8)
             mapping.appendWrittenValues(of: row, entity: entity, columns: columns, to: &values)
             values += [.integer(reference), .integer(row.version)]
@@ -95,7 +95,7 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
             // context read, so that a context holding an older one meets a conflict. No row
             // inserted: another save stored the object first.
             let version = row.version > 0 ? row.version + 1 : 1
-            var values: [SQLiteValue] = [.integer(reference), .integer(Int64(entity.number)), .integer(version)]
+            var values: [SQLValue] = [.integer(reference), .integer(Int64(entity.number)), .integer(version)]
             values.reserveCapacity(entity.writtenColumns.count + 8)
             mapping.appendWrittenValues(of: row, entity: entity, columns: entity.writtenColumns, to: &values)
             try connection.write(insertSQL(of: entity), values, object: id)
@@ -130,7 +130,7 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
     }
 
     /// The table mapping and primary key of a saved object.
-    private func place(of id: ManagedObjectID) throws -> (entity: CoreDataSQLiteMapping.Entity, reference: Int64) {
+    private func place(of id: ManagedObjectID) throws -> (entity: CoreDataTableMapping.Entity, reference: Int64) {
         guard let entity = mapping.entities[id.entityName], let reference = store.referenceObject(for: id) else {
             throw PersistenceError(.storeNotFound, objectIDs: [id], "\(id) is not an object of the store \(store.identifier)")
         }
@@ -138,9 +138,9 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
     }
 
     /// Which written columns of `row` differ from `committed`: positions in
-    /// ``CoreDataSQLiteMapping/Entity/storedAttributeIndices``, then in `toOneSlots` (offset by
+    /// ``CoreDataTableMapping/Entity/storedAttributeIndices``, then in `toOneSlots` (offset by
     /// the stored attributes' count).
-    private func changedColumns(of row: Row, from committed: Row, entity: CoreDataSQLiteMapping.Entity) -> [Int] {
+    private func changedColumns(of row: Row, from committed: Row, entity: CoreDataTableMapping.Entity) -> [Int] {
         var changed: [Int] = []
         for (index, position) in entity.storedAttributeIndices.enumerated() {
             let slot = entity.attributeSlots[position]
@@ -154,7 +154,7 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
 
     /// The names of the written columns at `columns` (a to-one's key, then its entity number
     /// where the table has a column for it).
-    private func columnNames(of entity: CoreDataSQLiteMapping.Entity, _ columns: [Int]) -> [String] {
+    private func columnNames(of entity: CoreDataTableMapping.Entity, _ columns: [Int]) -> [String] {
         columns.flatMap { index -> [String] in
             if index < entity.storedAttributeIndices.count { return [entity.attributes[entity.storedAttributeIndices[index]].column] }
             let toOne = entity.toOnes[index - entity.storedAttributeIndices.count]
@@ -163,7 +163,7 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
     }
 
     /// `UPDATE` of `Z_OPT` and the given written columns, where `Z_PK` and the old `Z_OPT` match.
-    private func updateSQL(of entity: CoreDataSQLiteMapping.Entity, columns: [Int]) -> String {
+    private func updateSQL(of entity: CoreDataTableMapping.Entity, columns: [Int]) -> String {
         sql(.update(entity: entity.number, columns: columns)) {
             let names = ["Z_OPT"] + columnNames(of: entity, columns)
             let assignments = names.enumerated().map { "\(dialect.column($1)) = \(dialect.placeholder($0 + 1))" }
@@ -174,7 +174,7 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
 
     /// `INSERT` of a whole row (`Z_PK, Z_ENT, Z_OPT`, then every written column) that inserts
     /// nothing when the key is taken.
-    private func insertSQL(of entity: CoreDataSQLiteMapping.Entity) -> String {
+    private func insertSQL(of entity: CoreDataTableMapping.Entity) -> String {
         sql(.insert(entity: entity.number)) {
             let names = (["Z_PK", "Z_ENT", "Z_OPT"] + columnNames(of: entity, entity.writtenColumns)).map(dialect.column)
             return "INSERT INTO \(dialect.table(entity.table)) (\(names.joined(separator: ", "))) VALUES (\(dialect.placeholders(names.count))) "
@@ -185,7 +185,7 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
     /// Another stored object with this object's values for one of its uniqueness constraints, if
     /// any. Objects without a value for every constrained attribute never clash.
     private func uniquenessConflict(
-        of id: ManagedObjectID, row: Row, entity: CoreDataSQLiteMapping.Entity, reference: Int64
+        of id: ManagedObjectID, row: Row, entity: CoreDataTableMapping.Entity, reference: Int64
     ) throws -> ConstraintConflict? {
         for (number, constraint) in entity.layout.uniquenessConstraints.enumerated() {
             let columns = constraint.slots.compactMap { slot in entity.attributes.first { $0.slot == slot } }
@@ -195,7 +195,7 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
                 return "SELECT \(dialect.column("Z_PK")), \(dialect.column("Z_ENT")) FROM \(dialect.table(entity.table)) "
                     + "WHERE \(test) AND \(dialect.column("Z_PK")) <> \(dialect.placeholder(columns.count + 1)) LIMIT 1"
             }
-            let values = columns.map { CoreDataSQLiteValues.encode(row.attributes[$0.slot], for: $0.attribute) }
+            let values = columns.map { CoreDataColumnValues.encode(row.attributes[$0.slot], for: $0.attribute) }
             var other: ManagedObjectID?
             try connection.forEachRow(query, values + [.integer(reference)]) { cells in
                 guard other == nil, let key = cells[0].integerValue else { return }
@@ -210,7 +210,7 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
     /// Join-table links and ordering keys of a saved object's to-many relationships: the links
     /// it no longer has go, the ones it has are written with their positions. A new object has
     /// no links to remove: one written back after a delete lost its own with its row.
-    private func writeToManys(of row: Row, entity: CoreDataSQLiteMapping.Entity, reference: Int64, isNew: Bool) throws {
+    private func writeToManys(of row: Row, entity: CoreDataTableMapping.Entity, reference: Int64, isNew: Bool) throws {
         for toMany in entity.toManys {
             let targets = row.relationships[toMany.slot].objectIDs
             switch toMany.storage {
@@ -228,7 +228,7 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
                 if !isNew { try connection.removeLinks(in: table, ownColumn: own, otherColumn: other, of: reference, keeping: keys) }
                 let insert = sql(.link(table: table, own: own, order: order)) { linkSQL(table, own: own, other: other, order: order, destination: destination) }
                 for (position, key) in keys.enumerated() {
-                    var values: [SQLiteValue] = [.integer(reference), .integer(key)]
+                    var values: [SQLValue] = [.integer(reference), .integer(key)]
                     if order != nil { values.append(.integer(Self.orderKey(position))) }
                     if dialect.keepsRowClause != nil { values.append(.integer(key)) }
                     try connection.write(insert, values, object: nil)
@@ -256,12 +256,12 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
     }
 }
 
-extension CoreDataSQLiteMapping {
+extension CoreDataTableMapping {
     /// A row's written columns' values, in `columns`' order (positions as
     /// ``RelationalSaveWriter`` changes them): stored attributes, then each to-one's key
     /// (and entity number). Derived attributes a trigger keeps are never written.
-    package func writtenValues(of row: Row, entity: Entity, columns: [Int]) -> [SQLiteValue] {
-        var values: [SQLiteValue] = []
+    package func writtenValues(of row: Row, entity: Entity, columns: [Int]) -> [SQLValue] {
+        var values: [SQLValue] = []
         values.reserveCapacity(columns.count + 6)
         appendWrittenValues(of: row, entity: entity, columns: columns, to: &values)
         return values
@@ -269,18 +269,18 @@ extension CoreDataSQLiteMapping {
 
     /// ``writtenValues(of:entity:columns:)`` appended to `values`: a save builds one array per
     /// statement.
-    package func appendWrittenValues(of row: Row, entity: Entity, columns: [Int], to values: inout [SQLiteValue]) {
+    package func appendWrittenValues(of row: Row, entity: Entity, columns: [Int], to values: inout [SQLValue]) {
         for column in columns {
             if column < entity.storedAttributeIndices.count {
                 let position = entity.storedAttributeIndices[column]
                 values.append(
-                    CoreDataSQLiteValues.encode(row.attributes[entity.attributeSlots[position]], allowsExternalStorage: entity.attributeStoresExternally[position]))
+                    CoreDataColumnValues.encode(row.attributes[entity.attributeSlots[position]], allowsExternalStorage: entity.attributeStoresExternally[position]))
             } else {
                 let position = column - entity.storedAttributeIndices.count
                 guard case .toOne(let target) = row.relationships[entity.toOneSlots[position]] else {
                     preconditionFailure("a to-one relationship's slot holds a to-many value")
                 }
-                values.append(target?.referenceNumber.map(SQLiteValue.integer) ?? .null)
+                values.append(target?.referenceNumber.map(SQLValue.integer) ?? .null)
                 if entity.toOneHasEntityColumn[position] {
                     values.append(target.flatMap { entities[$0.entityName] }.map { .integer(Int64($0.number)) } ?? .null)
                 }

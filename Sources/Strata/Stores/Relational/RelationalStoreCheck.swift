@@ -8,13 +8,13 @@ import Foundation
 /// PostgreSQL's `Z_MODEL`) and reads in one state of the store.
 package struct RelationalStoreCheck<Connection: RelationalConnection> {
     let connection: Connection
-    let mapping: CoreDataSQLiteMapping
+    let mapping: CoreDataTableMapping
     /// How many objects of each entity the tables hold (by the entities' own numbers).
     package private(set) var objectCounts: [String: Int] = [:]
     /// What is wrong, each in a sentence.
     package private(set) var problems: [String] = []
 
-    package init(connection: Connection, mapping: CoreDataSQLiteMapping) {
+    package init(connection: Connection, mapping: CoreDataTableMapping) {
         self.connection = connection
         self.mapping = mapping
     }
@@ -50,7 +50,7 @@ package struct RelationalStoreCheck<Connection: RelationalConnection> {
             if rows != 1 { problems.append("Z_PRIMARYKEY has no row for \(entity.name) (entity \(entity.number))") }
         }
         for entity in mapping.entities.values.sorted(by: { $0.number < $1.number }) {
-            let number = [SQLiteValue.integer(Int64(entity.number))]
+            let number = [SQLValue.integer(Int64(entity.number))]
             let table = dialect.table(entity.table)
             objectCounts[entity.layout.name] = Int(try integer("SELECT count(*) FROM \(table) WHERE \(ent) = \(dialect.placeholder(1))", number))
             for toOne in entity.toOnes {
@@ -80,7 +80,7 @@ package struct RelationalStoreCheck<Connection: RelationalConnection> {
     }
 
     /// The first column of the first row of `sql`, 0 for none or NULL.
-    private func integer(_ sql: String, _ values: [SQLiteValue] = []) throws -> Int64 {
+    private func integer(_ sql: String, _ values: [SQLValue] = []) throws -> Int64 {
         var result: Int64?
         try connection.forEachRow(sql, values) { cells in
             if result == nil { result = cells.first?.integerValue }

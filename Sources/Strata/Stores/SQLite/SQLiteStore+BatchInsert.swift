@@ -13,7 +13,7 @@ extension SQLiteStore {
         try sqlite {
             try writer.writeTransaction {
                 let insert = try writer.statement(entity.insertSQL)
-                let number = SQLiteValue.integer(Int64(entity.number))
+                let number = SQLValue.integer(Int64(entity.number))
                 for (reference, row) in zip(references, rows) {
                     try insert.run([.integer(reference), number, .integer(1)] + mapping.writtenValues(of: row, entity: entity, columns: entity.writtenColumns))
                 }

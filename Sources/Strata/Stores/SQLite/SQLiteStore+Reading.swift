@@ -18,7 +18,7 @@ extension SQLiteStore {
     }
 
     /// One object's row as `connection` sees it.
-    func readRow(of entity: CoreDataSQLiteMapping.Entity, reference: Int64, connection: SQLiteConnection) throws -> Row? {
+    func readRow(of entity: CoreDataTableMapping.Entity, reference: Int64, connection: SQLiteConnection) throws -> Row? {
         var row: Row?
         let select = try connection.statement(entity.select(where: "t.Z_PK = ? AND t.Z_ENT = ?"))
         let spaces = idSpaces
@@ -93,21 +93,17 @@ extension SQLiteStore {
 
     /// The condition that selects exactly what `predicate` does (`1` for none); `nil` when it
     /// does not translate exactly.
-    func exactCondition(_ predicate: FetchPredicate?, for entity: CoreDataSQLiteMapping.Entity) -> SQLFetchCondition? {
-        guard let predicate else { return .constant(true) }
-        guard let condition = SQLFetchCondition.compile(predicate, for: entity, in: mapping, store: identifier), condition.isExact else {
-            return nil
-        }
-        return condition
+    func exactCondition(_ predicate: FetchPredicate?, for entity: CoreDataTableMapping.Entity) -> SQLFetchCondition? {
+        SQLFetchCondition.exact(predicate, for: entity, in: mapping, store: identifier, dialect: .sqlite)
     }
 
     func readRows(
-        of entity: CoreDataSQLiteMapping.Entity, where condition: SQLFetchCondition?, ordering: String, joining joins: [String] = [],
+        of entity: CoreDataTableMapping.Entity, where condition: SQLFetchCondition?, ordering: String, joining joins: [String] = [],
         window: (offset: Int, limit: Int)?, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)] {
         guard let snapshot = snapshot as? SQLiteReadSnapshot else { return [] }
         var sql = entity.select(where: "t.Z_ENT = ?" + (condition.map { " AND (\($0.sql))" } ?? ""), extraJoins: joins) + " ORDER BY \(ordering)"
-        var bindings = [SQLiteValue.integer(Int64(entity.number))] + (condition?.bindings ?? [])
+        var bindings = [SQLValue.integer(Int64(entity.number))] + (condition?.bindings ?? [])
         if let window {
             sql += " LIMIT ? OFFSET ?"
             bindings += [.integer(window.limit > 0 ? Int64(window.limit) : -1), .integer(Int64(window.offset))]
@@ -148,13 +144,13 @@ extension SQLiteStore {
 
     // MARK: Decoding
 
-    /// The row a ``CoreDataSQLiteMapping/Entity/select(where:)`` stands on, its to-many
+    /// The row a ``CoreDataTableMapping/Entity/select(where:)`` stands on, its to-many
     /// relationships still empty.
     ///
     /// - Throws: ``StoreError`` `.danglingReference` for a to-one key naming no object of its
     ///   destination (the file is damaged), `.corruptFile` for a value that does not fit its type.
     private func decode(
-        _ statement: SQLiteStatement, entity: CoreDataSQLiteMapping.Entity, spaces: [Int: ObjectIDSpace]
+        _ statement: SQLiteStatement, entity: CoreDataTableMapping.Entity, spaces: [Int: ObjectIDSpace]
     ) throws -> (reference: Int64, row: Row) {
         let reference = statement.int64(0)
         var row = Row(emptyFor: entity.layout)
@@ -162,10 +158,10 @@ extension SQLiteStore {
         var column: Int32 = 2
         for position in entity.attributeTypes.indices {
             do {
-                row.attributes[entity.attributeSlots[position]] = try CoreDataSQLiteValues.decode(
+                row.attributes[entity.attributeSlots[position]] = try CoreDataColumnValues.decode(
                     statement.value(column), type: entity.attributeTypes[position],
                     allowsExternalStorage: entity.attributeStoresExternally[position], externalData: externalData)
-            } catch let failure as CoreDataSQLiteValues.Failure {
+            } catch let failure as CoreDataColumnValues.Failure {
                 let name = entity.attributes[position].attribute.name
                 throw StoreError(.corruptFile, file: fileURL, "\(entity.layout.name) p\(reference): \(name): \(failure.description)")
             }
@@ -202,7 +198,7 @@ extension SQLiteStore {
 
     /// The targets of one object's to-many relationship, in order when it is ordered.
     private func targets(
-        of toMany: CoreDataSQLiteMapping.ToManySlot, for reference: Int64, spaces: [Int: ObjectIDSpace], connection: SQLiteConnection
+        of toMany: CoreDataTableMapping.ToManySlot, for reference: Int64, spaces: [Int: ObjectIDSpace], connection: SQLiteConnection
     ) throws -> OrderedSet<ManagedObjectID> {
         var targets = OrderedSet<ManagedObjectID>()
         let sql: String
@@ -222,7 +218,7 @@ extension SQLiteStore {
     /// Every (owner, target) link of a to-many relationship in the store, owners together and
     /// each owner's targets in order.
     private func forEachLink(
-        of toMany: CoreDataSQLiteMapping.ToManySlot, spaces: [Int: ObjectIDSpace], connection: SQLiteConnection,
+        of toMany: CoreDataTableMapping.ToManySlot, spaces: [Int: ObjectIDSpace], connection: SQLiteConnection,
         _ body: (Int64, ManagedObjectID) throws -> Void
     ) throws {
         let sql: String
@@ -244,7 +240,7 @@ extension SQLiteStore {
     ///   relationship's destination (a damaged file), as for a to-one: an object of another class
     ///   among the targets would trap whoever reads them as the destination's.
     private func target(
-        _ statement: SQLiteStatement, keyColumn: Int32, toMany: CoreDataSQLiteMapping.ToManySlot, spaces: [Int: ObjectIDSpace]
+        _ statement: SQLiteStatement, keyColumn: Int32, toMany: CoreDataTableMapping.ToManySlot, spaces: [Int: ObjectIDSpace]
     ) throws -> ManagedObjectID {
         let number = Int(statement.int64(keyColumn + 1))
         guard toMany.destinationNumbers.contains(number) else {

@@ -28,7 +28,7 @@ public final class SQLiteStore: IncrementalStore, BatchExecutingStore, @unchecke
     /// A connection that reads `PRAGMA data_version`, and the value it had when the last
     /// snapshot began: when it moves, another connection has committed since.
     private let watcher: ThreadLocked<(connection: SQLiteConnection?, seen: Int64)>
-    let mapping: CoreDataSQLiteMapping
+    let mapping: CoreDataTableMapping
     /// What persistent history records of each entity, in Core Data's tables.
     let historySchema: CoreDataHistorySchema
     let fileURL: URL
@@ -58,7 +58,7 @@ public final class SQLiteStore: IncrementalStore, BatchExecutingStore, @unchecke
         fileURL = url
         let timeout = (options[PersistentStoreOption.timeout] as? Double).map { Duration.milliseconds(Int64($0 * 1000)) } ?? Self.defaultTimeout
         let readOnly = (options[PersistentStoreOption.readOnly] as? Bool) ?? false
-        let unsupported = CoreDataSQLiteMapping(model: coordinator.managedObjectModel).unsupported
+        let unsupported = CoreDataTableMapping(model: coordinator.managedObjectModel).unsupported
         guard unsupported.isEmpty else {
             // Refused before any file is opened, so that none is created.
             throw StoreError(
@@ -91,7 +91,7 @@ public final class SQLiteStore: IncrementalStore, BatchExecutingStore, @unchecke
         let kept = existingTables.isEmpty
             ? Set(CoreDataSQLiteSchema(model: model).triggers.map(\.attribute))
             : CoreDataSQLiteSchema.derivedAttributes(keptByTriggersNamed: triggerNames, in: model)
-        mapping = CoreDataSQLiteMapping(model: model, existingTables: existingTables, derivedByTriggers: kept)
+        mapping = CoreDataTableMapping(model: model, existingTables: existingTables, derivedByTriggers: kept)
         historySchema = CoreDataHistorySchema(model: coordinator.managedObjectModel, mapping: mapping)
         try super.init(coordinator: coordinator, configurationName: configurationName, url: url, options: options)
     }
@@ -150,7 +150,7 @@ public final class SQLiteStore: IncrementalStore, BatchExecutingStore, @unchecke
     ///   ``ModelFileError`` with code `.malformedModelCache` when the cache cannot be read.
     public static func cachedModel(ofStoreAt url: URL) throws -> ManagedObjectModel {
         let metadata = try metadataForPersistentStore(at: url)
-        let content: SQLiteValue?
+        let content: SQLValue?
         do {
             let connection = try SQLiteConnection(url: url, readOnly: true, create: false, busyTimeout: defaultTimeout)
             let hasTable = try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'Z_MODELCACHE'")
@@ -215,7 +215,7 @@ public final class SQLiteStore: IncrementalStore, BatchExecutingStore, @unchecke
                 .notAStore, file: file,
                 "the file is a SQLite database, but not a Core Data store (it has no Z_METADATA and Z_PRIMARYKEY tables)")
         }
-        var row: (uuid: SQLiteValue, plist: SQLiteValue)?
+        var row: (uuid: SQLValue, plist: SQLValue)?
         try connection.statement("SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1").forEachRow { statement in
             row = (statement.value(0), statement.value(1))
         }
@@ -317,7 +317,7 @@ public final class SQLiteStore: IncrementalStore, BatchExecutingStore, @unchecke
     /// in SQL, then call a function of Core Data's (`NSCoreDataDATrigger…`) to tell it the new
     /// value. The update is all a store needs: the functions are registered as doing nothing, so
     /// that saves into such a store run its triggers. A derived column a trigger keeps is left to
-    /// it (saves do not write it; see ``CoreDataSQLiteMapping``); a new store gets Core Data's
+    /// it (saves do not write it; see ``CoreDataTableMapping``); a new store gets Core Data's
     /// count triggers too (`CoreDataSQLiteSchema+Derived.swift`).
     private func registerTriggerFunctions(on connection: SQLiteConnection) throws {
         var names: Set<String> = []

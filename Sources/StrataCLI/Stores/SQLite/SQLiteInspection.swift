@@ -16,7 +16,7 @@ struct SQLiteInspection {
     }
 
     /// The rows of a statement's first column, as text.
-    func texts(_ sql: String, _ values: [SQLiteValue] = []) throws -> [String] {
+    func texts(_ sql: String, _ values: [SQLValue] = []) throws -> [String] {
         try sqlite {
             var result: [String] = []
             try connection.statement(sql).forEachRow(values) { row in
@@ -39,7 +39,7 @@ struct SQLiteInspection {
         try sqlite { try connection.tableColumns() }
     }
 
-    func integer(_ sql: String, _ values: [SQLiteValue] = []) throws -> Int64 {
+    func integer(_ sql: String, _ values: [SQLValue] = []) throws -> Int64 {
         try sqlite {
             guard case .integer(let number)? = try connection.scalar(sql, values) else { return 0 }
             return number
@@ -47,7 +47,7 @@ struct SQLiteInspection {
     }
 
     /// The checks every relational store gets (``RelationalStoreCheck``), run on this file.
-    func relationalCheck(mapping: CoreDataSQLiteMapping, checkingRows: Bool) throws -> RelationalStoreCheck<SQLiteRelationalConnection> {
+    func relationalCheck(mapping: CoreDataTableMapping, checkingRows: Bool) throws -> RelationalStoreCheck<SQLiteRelationalConnection> {
         var check = RelationalStoreCheck(connection: SQLiteRelationalConnection(connection), mapping: mapping)
         let columns = try tableColumns().mapValues(Set.init)
         try sqlite { try check.run(columns: columns, checkingRows: checkingRows) }
@@ -62,7 +62,7 @@ struct SQLiteInspection {
 
     /// How many rows of each entity the store's tables hold, by the model's entity numbers.
     func objectCounts(model: ManagedObjectModel) throws -> [String: Int] {
-        let mapping = CoreDataSQLiteMapping(model: model, existingTables: try tableColumns())
+        let mapping = CoreDataTableMapping(model: model, existingTables: try tableColumns())
         var counts: [String: Int] = [:]
         for entity in mapping.entities.values {
             counts[entity.layout.name] = Int(try integer("SELECT count(*) FROM \(entity.table) WHERE Z_ENT = ?", [.integer(Int64(entity.number))]))

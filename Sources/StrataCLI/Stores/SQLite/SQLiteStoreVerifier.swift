@@ -27,7 +27,7 @@ struct SQLiteStoreVerifier {
             if !modelWasGiven { notes.append("the store carries no model and none was given (--model): only SQLite's integrity check ran") }
             return
         }
-        let mapping = CoreDataSQLiteMapping(model: model, existingTables: try inspection.tableColumns())
+        let mapping = CoreDataTableMapping(model: model, existingTables: try inspection.tableColumns())
         let check = try inspection.relationalCheck(mapping: mapping, checkingRows: problems.isEmpty)
         problems += check.problems
         guard problems.isEmpty else { return }
@@ -37,7 +37,7 @@ struct SQLiteStoreVerifier {
 
     /// Every externally stored value of the entity's own objects (§8: `0x02`, a UUID, NUL)
     /// whose file in `.<store>_SUPPORT/_EXTERNAL_DATA` is missing or unreadable, by name.
-    private mutating func checkExternalData(of entity: CoreDataSQLiteMapping.Entity) throws {
+    private mutating func checkExternalData(of entity: CoreDataTableMapping.Entity) throws {
         for attribute in entity.attributes where attribute.attribute.allowsExternalBinaryDataStorage {
             let references = try inspection.texts(
                 "SELECT Z_PK || ' ' || CAST(substr(\(attribute.column), 2, 36) AS TEXT) FROM \(entity.table) "

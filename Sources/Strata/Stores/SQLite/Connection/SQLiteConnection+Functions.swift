@@ -82,9 +82,9 @@ extension SQLiteConnection {
             return
         }
         do {
-            let decoded = try CoreDataSQLiteValues.decode(
+            let decoded = try CoreDataColumnValues.decode(
                 value(arguments[0]), type: type, allowsExternalStorage: false,
-                externalData: { _ in throw CoreDataSQLiteValues.Failure(description: "external data is no number") })
+                externalData: { _ in throw CoreDataColumnValues.Failure(description: "external data is no number") })
             if !sum.pointee.add(EvaluationValue(decoded)) {
                 sqlite3_result_error(context, "strata_sum: a \(type.rawValue) attribute is no number", -1)
             }
@@ -125,11 +125,11 @@ extension SQLiteConnection {
     }
 
     /// A function argument as a stored value.
-    private static func value(_ value: OpaquePointer?) -> SQLiteValue {
+    private static func value(_ value: OpaquePointer?) -> SQLValue {
         switch sqlite3_value_type(value) {
         case SQLITE_INTEGER: return .integer(sqlite3_value_int64(value))
         case SQLITE_FLOAT: return .real(sqlite3_value_double(value))
-        case SQLITE_TEXT: return text(value).map(SQLiteValue.text) ?? .null
+        case SQLITE_TEXT: return text(value).map(SQLValue.text) ?? .null
         case SQLITE_BLOB:
             let count = Int(sqlite3_value_bytes(value))
             guard count > 0, let bytes = sqlite3_value_blob(value) else { return .blob(Data()) }

@@ -69,9 +69,9 @@ package final class SQLiteConnection: @unchecked Sendable {
     }
 
     /// The first column of the first row of `sql`, or `nil` when there is no row.
-    package func scalar(_ sql: String, _ values: [SQLiteValue] = []) throws -> SQLiteValue? {
+    package func scalar(_ sql: String, _ values: [SQLValue] = []) throws -> SQLValue? {
         let statement = try statement(sql)
-        var result: SQLiteValue?
+        var result: SQLValue?
         try statement.forEachRow(values) { row in
             if result == nil { result = row.value(0) }
         }

@@ -15,7 +15,7 @@ package final class SQLiteRelationalConnection: RelationalConnection {
         self.connection = connection
     }
 
-    package func write(_ sql: String, _ values: [SQLiteValue], object: ManagedObjectID?) throws {
+    package func write(_ sql: String, _ values: [SQLValue], object: ManagedObjectID?) throws {
         let statement: SQLiteStatement
         if let last, last.sql == sql {
             statement = last.statement
@@ -32,7 +32,7 @@ package final class SQLiteRelationalConnection: RelationalConnection {
         return unchanged
     }
 
-    package func forEachRow(_ sql: String, _ values: [SQLiteValue], _ body: ([SQLiteValue]) throws -> Void) throws {
+    package func forEachRow(_ sql: String, _ values: [SQLValue], _ body: ([SQLValue]) throws -> Void) throws {
         try connection.statement(sql).forEachRow(values) { statement in
             try body((0..<statement.columnCount).map(statement.value))
         }

@@ -22,13 +22,13 @@ package final class SQLiteStatement {
     deinit { sqlite3_finalize(handle) }
 
     /// Clears the last run and binds `values` to the parameters, in order.
-    package func reset(binding values: [SQLiteValue] = []) throws {
+    package func reset(binding values: [SQLValue] = []) throws {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         for (offset, value) in values.enumerated() { try bind(value, at: Int32(offset + 1)) }
     }
 
-    package func bind(_ value: SQLiteValue, at index: Int32) throws {
+    package func bind(_ value: SQLValue, at index: Int32) throws {
         let result: Int32
         switch value {
         case .null: result = sqlite3_bind_null(handle, index)
@@ -61,13 +61,13 @@ package final class SQLiteStatement {
     }
 
     /// Runs a statement that returns no rows.
-    package func run(_ values: [SQLiteValue] = []) throws {
+    package func run(_ values: [SQLValue] = []) throws {
         try reset(binding: values)
         while try step() {}
     }
 
     /// Calls `body` with each row of the statement run with `values`.
-    package func forEachRow(_ values: [SQLiteValue] = [], _ body: (SQLiteStatement) throws -> Void) throws {
+    package func forEachRow(_ values: [SQLValue] = [], _ body: (SQLiteStatement) throws -> Void) throws {
         try reset(binding: values)
         defer { sqlite3_reset(handle) }
         while try step() { try body(self) }
@@ -80,7 +80,7 @@ package final class SQLiteStatement {
     package func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
     /// A column's value in the storage class SQLite holds it in.
-    package func value(_ column: Int32) -> SQLiteValue {
+    package func value(_ column: Int32) -> SQLValue {
         switch sqlite3_column_type(handle, column) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
         case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))

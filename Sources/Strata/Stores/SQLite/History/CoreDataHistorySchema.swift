@@ -17,7 +17,7 @@ package struct CoreDataHistorySchema: Sendable {
     /// How many `ZTOMBSTONE` columns `ACHANGE` has: the most any entity keeps.
     var tombstoneColumnCount: Int { tombstoneAttributes.values.map(\.count).max() ?? 0 }
 
-    init(model: ManagedObjectModel, mapping: CoreDataSQLiteMapping) {
+    init(model: ManagedObjectModel, mapping: CoreDataTableMapping) {
         var slots: [String: [String]] = [:]
         var tombstones: [String: [String]] = [:]
         let byName = model.entitiesByName
@@ -44,7 +44,7 @@ package struct CoreDataHistorySchema: Sendable {
     /// §4: to-one keys, their `Z<n>_` entity columns, their `Z_FOK_` order columns, attribute
     /// columns, one-to-many and many-to-many relationships; in each group, inherited
     /// properties first (root level down), each level's own in name order.
-    private static func changedPropertySlots(levels: [EntityDescription], columns: CoreDataSQLiteMapping.Entity) -> [String] {
+    private static func changedPropertySlots(levels: [EntityDescription], columns: CoreDataTableMapping.Entity) -> [String] {
         let layout = columns.layout
         let toOnes = Dictionary(columns.toOnes.map { (layout.relationships[$0.slot].name, $0) }, uniquingKeysWith: { a, _ in a })
         let attributes = Set(columns.attributes.map(\.attribute.name))

@@ -11,7 +11,7 @@ extension SQLiteStore {
     /// tombstone values of each deleted object, read before its row went.
     struct HistoryDetails {
         var updatedProperties: [ManagedObjectID: Set<String>] = [:]
-        var tombstones: [ManagedObjectID: [SQLiteValue]] = [:]
+        var tombstones: [ManagedObjectID: [SQLValue]] = [:]
     }
 
     // MARK: Tables
@@ -74,10 +74,10 @@ extension SQLiteStore {
     // MARK: Writing (§7)
 
     /// The values a deleted object's tombstone keeps, read before its row is deleted.
-    func tombstoneValues(of entity: CoreDataSQLiteMapping.Entity, reference: Int64, connection: SQLiteConnection) throws -> [SQLiteValue]? {
+    func tombstoneValues(of entity: CoreDataTableMapping.Entity, reference: Int64, connection: SQLiteConnection) throws -> [SQLValue]? {
         guard let names = historySchema.tombstoneAttributes[entity.layout.name], !names.isEmpty else { return nil }
         let columns = names.compactMap { name in entity.attributes.first { $0.attribute.name == name }?.column }
-        var values: [SQLiteValue]?
+        var values: [SQLValue]?
         try connection.statement("SELECT \(columns.joined(separator: ", ")) FROM \(entity.table) WHERE Z_PK = ?").forEachRow([.integer(reference)]) { row in
             values = (0..<Int32(columns.count)).map { row.value($0) }
         }
@@ -107,9 +107,9 @@ extension SQLiteStore {
             "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(tombstoneColumns)) "
                 + "VALUES (?, ?, NULL, ?, ?, ?, ?, ?\(String(repeating: ", ?", count: tombstones)))")
         var key = try takeHistoryKeys(of: CoreDataHistorySchema.changeEntity, count: count, connection: connection)
-        func record(_ id: ManagedObjectID, _ type: PersistentHistoryChange.ChangeType, columns: SQLiteValue, tombstone: [SQLiteValue]) throws {
+        func record(_ id: ManagedObjectID, _ type: PersistentHistoryChange.ChangeType, columns: SQLValue, tombstone: [SQLValue]) throws {
             guard let entity = mapping.entities[id.entityName], let reference = referenceObject(for: id) else { return }
-            var values: [SQLiteValue] = [
+            var values: [SQLValue] = [
                 .integer(key), .integer(Int64(CoreDataHistorySchema.changeEntity.number)), .integer(Int64(type.rawValue)),
                 .integer(Int64(entity.number)), .integer(reference), .integer(transaction), columns,
             ]
@@ -128,7 +128,7 @@ extension SQLiteStore {
     }
 
     /// The key of a string in `ATRANSACTIONSTRING`, added when it is new (§6); `NULL` for none.
-    private func internHistoryString(_ string: String?, connection: SQLiteConnection) throws -> SQLiteValue {
+    private func internHistoryString(_ string: String?, connection: SQLiteConnection) throws -> SQLValue {
         guard let string else { return .null }
         if let key = try connection.scalar("SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ?", [.text(string)]) { return key }
         let key = try takeHistoryKeys(of: CoreDataHistorySchema.stringEntity, count: 1, connection: connection)
@@ -166,7 +166,7 @@ extension SQLiteStore {
             try withHistoryConnection { connection in
                 guard try Self.hasHistoryTables(connection) else { return [] }
                 var conditions: [String] = []
-                var values: [SQLiteValue] = []
+                var values: [SQLValue] = []
                 switch position {
                 case .token(let token):
                     if let number = token?.transactionNumbers[identifier] {
@@ -191,7 +191,7 @@ extension SQLiteStore {
         }
     }
 
-    private func readTransactions(where conditions: [String], _ values: [SQLiteValue], connection: SQLiteConnection) throws -> [PersistentHistoryTransaction] {
+    private func readTransactions(where conditions: [String], _ values: [SQLValue], connection: SQLiteConnection) throws -> [PersistentHistoryTransaction] {
         struct Header {
             let number: Int64
             let timestamp: Double
@@ -259,7 +259,7 @@ extension SQLiteStore {
                 for (index, name) in names.enumerated() where index < tombstones {
                     guard let attribute = entity.attributes.first(where: { $0.attribute.name == name })?.attribute else { continue }
                     do {
-                        values[name] = try CoreDataSQLiteValues.decode(row.value(Int32(6 + index)), for: attribute, externalData: externalData)
+                        values[name] = try CoreDataColumnValues.decode(row.value(Int32(6 + index)), for: attribute, externalData: externalData)
                     } catch {
                         throw StoreError(.corruptFile, file: fileURL, "the tombstone of history change \(key) cannot be read: \(error)")
                     }

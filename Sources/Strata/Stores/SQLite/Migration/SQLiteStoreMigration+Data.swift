@@ -40,7 +40,7 @@ extension SQLiteStoreMigration.StepRun {
     /// The source's links of relationship `key` of `entity` as rows `(o, d, pos, rev)`: the
     /// owner's key, the target's, the target's position in the owner's ordered set, and the
     /// owner's in the target's.
-    private func links(of key: String, in entity: CoreDataSQLiteMapping.Entity) -> (select: String, targetTable: String)? {
+    private func links(of key: String, in entity: CoreDataTableMapping.Entity) -> (select: String, targetTable: String)? {
         if let toOne = entity.toOnes.first(where: { entity.layout.relationships[$0.slot].name == key }) {
             let rev = toOne.orderColumn.map { "t.\($0)" } ?? "NULL"
             return ("SELECT t.Z_PK AS o, t.\(toOne.column) AS d, NULL AS pos, \(rev) AS rev FROM \(Self.old(entity.table)) t WHERE t.\(toOne.column) IS NOT NULL",
@@ -87,7 +87,7 @@ extension SQLiteStoreMigration.StepRun {
                     if migration.fillsMissingValues, let zero = DataRequirements.zero(of: attribute) {
                         try connection.statement(
                             "UPDATE \(table) SET \(column) = ? WHERE Z_PK IN (SELECT t.Z_PK FROM \(table) t WHERE t.Z_ENT = \(entity.number) AND \(missing))")
-                            .run([CoreDataSQLiteValues.encode(zero, for: attribute)])
+                            .run([CoreDataColumnValues.encode(zero, for: attribute)])
                         if connection.changes > 0 { filled[requirement.place, default: 0] += connection.changes }
                         continue
                     }
@@ -153,8 +153,8 @@ extension SQLiteStoreMigration.StepRun {
     /// Reads each value from the old table, where it has its old stored form (the new column's
     /// affinity may have changed it: a REAL copied into a VARCHAR column becomes text).
     private mutating func convert(
-        _ column: CoreDataSQLiteMapping.AttributeColumn, from origin: CoreDataSQLiteMapping.AttributeColumn,
-        of source: CoreDataSQLiteMapping.Entity, in entity: CoreDataSQLiteMapping.Entity, store: String
+        _ column: CoreDataTableMapping.AttributeColumn, from origin: CoreDataTableMapping.AttributeColumn,
+        of source: CoreDataTableMapping.Entity, in entity: CoreDataTableMapping.Entity, store: String
     ) throws {
         let select = try connection.statement(
             "SELECT Z_PK, \(origin.column) FROM \(Self.old(source.table)) WHERE Z_ENT = \(source.number) AND \(origin.column) IS NOT NULL "
@@ -163,12 +163,12 @@ extension SQLiteStoreMigration.StepRun {
         let place = "\(entity.layout.name).\(column.attribute.name)"
         var last = Int64.min
         while true {
-            var batch: [(Int64, SQLiteValue)] = []
+            var batch: [(Int64, SQLValue)] = []
             try select.forEachRow([.integer(last)]) { row in batch.append((row.int64(0), row.value(1))) }
             guard let end = batch.last?.0 else { return }
             for (reference, stored) in batch {
                 let uri = { ManagedObjectID.make(store: store, entity: entity.layout.name, reference: reference).uriRepresentation().absoluteString }
-                guard let value = try? CoreDataSQLiteValues.decode(stored, for: origin.attribute) else {
+                guard let value = try? CoreDataColumnValues.decode(stored, for: origin.attribute) else {
                     failures.append(lost: "\(uri()): \(place): its stored value does not read as a \(origin.attribute.type.rawValue)")
                     continue
                 }
@@ -176,7 +176,7 @@ extension SQLiteStoreMigration.StepRun {
                     failures.append(lost: "\(uri()): \(place): its \(value.type.rawValue) value does not fit a \(column.attribute.type.rawValue) attribute (§4)")
                     continue
                 }
-                try update.run([CoreDataSQLiteValues.encode(converted, for: column.attribute), .integer(reference)])
+                try update.run([CoreDataColumnValues.encode(converted, for: column.attribute), .integer(reference)])
             }
             last = end
         }

@@ -127,8 +127,8 @@ extension SQLiteStoreMigration {
         let connection: SQLiteConnection
         let file: URL
         let migration: SQLiteStoreMigration
-        let from: CoreDataSQLiteMapping
-        let to: CoreDataSQLiteMapping
+        let from: CoreDataTableMapping
+        let to: CoreDataTableMapping
         /// Source entity number → destination entity number, for the entities that carry over.
         let numbers: [Int: Int]
         var failures = FailureList(limit: MigrationManager.listedFailures)
@@ -141,8 +141,8 @@ extension SQLiteStoreMigration {
             self.file = file
             self.migration = migration
             // The source is read where the file keeps its join tables (a store Core Data wrote).
-            from = CoreDataSQLiteMapping(model: step.source, existingTables: try connection.tableColumns())
-            to = CoreDataSQLiteMapping(model: step.destination)
+            from = CoreDataTableMapping(model: step.source, existingTables: try connection.tableColumns())
+            to = CoreDataTableMapping(model: step.destination)
             var numbers: [Int: Int] = [:]
             for (source, destination) in step.mapping.entityRenames {
                 if let a = from.entities[source]?.number, let b = to.entities[destination]?.number { numbers[a] = b }
@@ -211,12 +211,12 @@ extension SQLiteStoreMigration {
             else { return }
             var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
             var values = ["t.Z_PK", "\(destination.number)", "t.Z_OPT"]
-            var bindings: [SQLiteValue] = []
+            var bindings: [SQLValue] = []
             let sources = Dictionary(
                 entityMapping.attributeMappings.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
             for column in destination.attributes {
                 let attribute = column.attribute
-                let fallback = attribute.defaultValue.map { CoreDataSQLiteValues.encode($0, for: attribute) }
+                let fallback = attribute.defaultValue.map { CoreDataColumnValues.encode($0, for: attribute) }
                 var expression: String?
                 switch sources[attribute.name] {
                 case .sourceKey(let key)?:
@@ -231,7 +231,7 @@ extension SQLiteStoreMigration {
                 case .constant(let value)?:
                     if let value {
                         expression = "?"
-                        bindings.append(CoreDataSQLiteValues.encode(value, for: attribute))
+                        bindings.append(CoreDataColumnValues.encode(value, for: attribute))
                     }
                 default: break
                 }

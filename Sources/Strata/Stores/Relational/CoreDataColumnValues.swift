@@ -8,7 +8,7 @@ import Foundation
 /// sit in an INTEGER column of what is now an Integer 32 attribute); it reads the value as an
 /// app would, through `NSNumber`. A value no reading can make sense of is an error that names
 /// the attribute, never a guess.
-package enum CoreDataSQLiteValues {
+package enum CoreDataColumnValues {
     package struct Failure: Error, CustomStringConvertible {
         package let description: String
     }
@@ -31,13 +31,13 @@ package enum CoreDataSQLiteValues {
     }
 
     /// The stored form of `value` for `attribute`.
-    package static func encode(_ value: AttributeValue?, for attribute: AttributeDescription) -> SQLiteValue {
+    package static func encode(_ value: AttributeValue?, for attribute: AttributeDescription) -> SQLValue {
         encode(value, allowsExternalStorage: attribute.allowsExternalBinaryDataStorage)
     }
 
     /// The stored form of `value` for an attribute that may (or may not) store its data outside
     /// the store: what saves call per value, without the attribute's whole description.
-    package static func encode(_ value: AttributeValue?, allowsExternalStorage: Bool) -> SQLiteValue {
+    package static func encode(_ value: AttributeValue?, allowsExternalStorage: Bool) -> SQLValue {
         guard let value else { return .null }
         switch value {
         case .integer16(let v): return .integer(Int64(v))
@@ -68,7 +68,7 @@ package enum CoreDataSQLiteValues {
     ///   file a reference (`0x02` + UUID) names, in the store's `_EXTERNAL_DATA` folder (its
     ///   bytes, or an ``ExternalDataReference`` when it cannot be read).
     package static func decode(
-        _ stored: SQLiteValue, for attribute: AttributeDescription, externalData: (String) throws -> AttributeValue = { name in
+        _ stored: SQLValue, for attribute: AttributeDescription, externalData: (String) throws -> AttributeValue = { name in
             throw Failure(description: "the value is stored in the external file \(name), and no folder was given to read it from")
         }
     ) throws -> AttributeValue? {
@@ -83,7 +83,7 @@ package enum CoreDataSQLiteValues {
     /// per value, without the attribute's whole description. A failure does not name the
     /// attribute; the caller does.
     package static func decode(
-        _ stored: SQLiteValue, type: AttributeType, allowsExternalStorage: Bool, externalData: (String) throws -> AttributeValue
+        _ stored: SQLValue, type: AttributeType, allowsExternalStorage: Bool, externalData: (String) throws -> AttributeValue
     ) throws -> AttributeValue? {
         func fail() -> Failure {
             Failure(description: "a stored \(stored.kind) does not fit a \(type.rawValue) attribute")

@@ -1,7 +1,8 @@
 import Foundation
 
-/// A value as SQLite stores it: one of its five storage classes.
-package enum SQLiteValue: Sendable, Hashable {
+/// A value as the relational stores bind and read it: one of SQLite's five storage classes, in
+/// which Core Data's encodings are written (PostgreSQL's columns hold the same four kinds).
+package enum SQLValue: Sendable, Hashable {
     case null
     case integer(Int64)
     case real(Double)
@@ -9,7 +10,7 @@ package enum SQLiteValue: Sendable, Hashable {
     case blob(Data)
 }
 
-extension SQLiteValue {
+extension SQLValue {
     /// The integer, or `nil` for any other value.
     package var integerValue: Int64? {
         if case .integer(let value) = self { value } else { nil }

@@ -26,11 +26,11 @@ import Foundation
 /// are) compares in SQL as stored, while reading the object truncates it.
 package struct SQLFetchCondition {
     package var sql: String
-    package var bindings: [SQLiteValue]
+    package var bindings: [SQLValue]
     /// Whether the condition selects exactly what the predicate does.
     package var isExact: Bool
 
-    init(sql: String, bindings: [SQLiteValue], isExact: Bool) {
+    init(sql: String, bindings: [SQLValue], isExact: Bool) {
         self.sql = sql
         self.bindings = bindings
         self.isExact = isExact
@@ -38,11 +38,21 @@ package struct SQLFetchCondition {
 
     /// The condition for `predicate` on `entity`'s rows; `nil` when nothing of it translates.
     package static func compile(
-        _ predicate: FetchPredicate, for entity: CoreDataSQLiteMapping.Entity, in mapping: CoreDataSQLiteMapping, store: String,
+        _ predicate: FetchPredicate, for entity: CoreDataTableMapping.Entity, in mapping: CoreDataTableMapping, store: String,
         dialect: SQLDialect = .sqlite
     ) -> SQLFetchCondition? {
         var compiler = Compiler(mapping: mapping, store: store, dialect: dialect)
         return compiler.condition(predicate, entity: entity, alias: "t")
+    }
+
+    /// The condition that selects exactly what `predicate` does on `entity`'s rows (every row
+    /// for none); `nil` when it does not translate exactly, and the context must judge the rows.
+    package static func exact(
+        _ predicate: FetchPredicate?, for entity: CoreDataTableMapping.Entity, in mapping: CoreDataTableMapping, store: String, dialect: SQLDialect
+    ) -> SQLFetchCondition? {
+        guard let predicate else { return constant(true, dialect) }
+        guard let condition = compile(predicate, for: entity, in: mapping, store: store, dialect: dialect), condition.isExact else { return nil }
+        return condition
     }
 
     static func constant(_ value: Bool, _ dialect: SQLDialect = .sqlite) -> SQLFetchCondition {
@@ -52,7 +62,7 @@ package struct SQLFetchCondition {
 
 extension SQLFetchCondition {
     private struct Compiler {
-        let mapping: CoreDataSQLiteMapping
+        let mapping: CoreDataTableMapping
         let store: String
         let dialect: SQLDialect
         /// Aliases for the tables of nested subqueries.
@@ -61,7 +71,7 @@ extension SQLFetchCondition {
         /// `SELF` then names the outer object, which the subquery's SQL cannot see).
         var element: String?
 
-        mutating func condition(_ predicate: FetchPredicate, entity: CoreDataSQLiteMapping.Entity, alias: String) -> SQLFetchCondition? {
+        mutating func condition(_ predicate: FetchPredicate, entity: CoreDataTableMapping.Entity, alias: String) -> SQLFetchCondition? {
             switch predicate {
             case .constant(let value):
                 return .constant(value, dialect)
@@ -95,7 +105,7 @@ extension SQLFetchCondition {
         }
 
         private mutating func comparison(
-            _ comparison: FetchPredicate.Comparison, entity: CoreDataSQLiteMapping.Entity, alias: String
+            _ comparison: FetchPredicate.Comparison, entity: CoreDataTableMapping.Entity, alias: String
         ) -> SQLFetchCondition? {
             var (lhs, op, rhs) = (comparison.lhs, comparison.op, comparison.rhs)
             if case .constant = lhs, case .key = rhs, let flipped = Self.flipped(op) {
@@ -132,10 +142,10 @@ extension SQLFetchCondition {
         /// number: a count of the targets (that match the predicate, which must translate
         /// exactly), in a subquery.
         private mutating func count(
-            of path: [String], entity: CoreDataSQLiteMapping.Entity, alias: String, _ op: FetchPredicate.Operator, _ constant: PredicateValue,
+            of path: [String], entity: CoreDataTableMapping.Entity, alias: String, _ op: FetchPredicate.Operator, _ constant: PredicateValue,
             matching filter: (variable: String, predicate: FetchPredicate)? = nil
         ) -> SQLFetchCondition? {
-            let bound: SQLiteValue
+            let bound: SQLValue
             switch constant {
             case .integer(let value): bound = .integer(value)
             case .double(let value) where !value.isNaN: bound = .real(value)
@@ -159,7 +169,7 @@ extension SQLFetchCondition {
         /// does), then compared as an attribute of the result's type would be. An empty
         /// relationship gives `0` for `@sum` and `nil` for the others, in both.
         private mutating func aggregate(
-            _ function: String, of path: [String], key: String, entity: CoreDataSQLiteMapping.Entity, alias: String,
+            _ function: String, of path: [String], key: String, entity: CoreDataTableMapping.Entity, alias: String,
             _ op: FetchPredicate.Operator, _ constant: PredicateValue, _ options: FetchPredicate.Options
         ) -> SQLFetchCondition? {
             guard let (from, inner, destination) = targets(of: path, entity: entity, alias: alias),
@@ -187,8 +197,8 @@ extension SQLFetchCondition {
         /// to-many (`author.books`), their alias and entity. A nil to-one, or one that names no
         /// row, leaves no targets: the evaluator's empty collection.
         private mutating func targets(
-            of path: [String], entity: CoreDataSQLiteMapping.Entity, alias: String
-        ) -> (from: String, alias: String, entity: CoreDataSQLiteMapping.Entity)? {
+            of path: [String], entity: CoreDataTableMapping.Entity, alias: String
+        ) -> (from: String, alias: String, entity: CoreDataTableMapping.Entity)? {
             guard let last = path.last else { return nil }
             var owner = entity
             var key = dialect.column("Z_PK", of: alias)
@@ -222,7 +232,7 @@ extension SQLFetchCondition {
         /// `FROM … WHERE …` of the targets of a to-many relationship of the object whose key
         /// `ownerKey` gives, and their alias.
         private mutating func targets(
-            of toMany: CoreDataSQLiteMapping.ToManySlot, destination: CoreDataSQLiteMapping.Entity, ownerKey: String
+            of toMany: CoreDataTableMapping.ToManySlot, destination: CoreDataTableMapping.Entity, ownerKey: String
         ) -> (String, String) {
             aliases += 1
             let inner = "x\(aliases)"
@@ -240,7 +250,7 @@ extension SQLFetchCondition {
         }
 
         /// Whether `path` goes through a to-many relationship (after any number of to-ones).
-        private func crossesToMany(_ path: ArraySlice<String>, entity: CoreDataSQLiteMapping.Entity) -> Bool {
+        private func crossesToMany(_ path: ArraySlice<String>, entity: CoreDataTableMapping.Entity) -> Bool {
             guard let key = path.first else { return false }
             if entity.toManys.contains(where: { entity.layout.relationships[$0.slot].name == key }) { return path.count > 1 }
             guard let toOne = entity.toOnes.first(where: { entity.layout.relationships[$0.slot].name == key }),
@@ -251,7 +261,7 @@ extension SQLFetchCondition {
 
         private enum Target {
             case attribute(AttributeDescription)
-            case toOne(CoreDataSQLiteMapping.ToOneColumn)
+            case toOne(CoreDataTableMapping.ToOneColumn)
         }
 
         /// The condition on the property at the end of `path`, through each relationship before
@@ -260,7 +270,7 @@ extension SQLFetchCondition {
         /// `ALL` or `NONE`). Only one to-many may be crossed under `ALL` or `NONE`, and only
         /// with an exact condition on its targets.
         private mutating func keyPath(
-            _ path: ArraySlice<String>, entity: CoreDataSQLiteMapping.Entity, alias: String, quantifier: FetchPredicate.Modifier,
+            _ path: ArraySlice<String>, entity: CoreDataTableMapping.Entity, alias: String, quantifier: FetchPredicate.Modifier,
             crossed: inout Bool, _ atom: (String, Target) -> (SQLFetchCondition, nullMatches: Bool)?
         ) -> SQLFetchCondition? {
             guard let key = path.first else { return nil }
@@ -317,8 +327,8 @@ extension SQLFetchCondition {
 
         /// A to-one relationship against an object (its ID) or `nil`.
         private static func toOne(
-            _ column: String, _ toOne: CoreDataSQLiteMapping.ToOneColumn, _ op: FetchPredicate.Operator, _ constant: PredicateValue,
-            mapping: CoreDataSQLiteMapping, store: String, _ dialect: SQLDialect
+            _ column: String, _ toOne: CoreDataTableMapping.ToOneColumn, _ op: FetchPredicate.Operator, _ constant: PredicateValue,
+            mapping: CoreDataTableMapping, store: String, _ dialect: SQLDialect
         ) -> (SQLFetchCondition, nullMatches: Bool)? {
             switch (op, constant) {
             case (.equal, .null): return (SQLFetchCondition(sql: "\(column) IS NULL", bindings: [], isExact: true), true)
@@ -398,7 +408,7 @@ extension SQLFetchCondition {
 
         /// `column <symbol> ?`, two-valued: a NULL column matches `!=` only.
         private static func compared(
-            _ expression: String, _ symbol: String, _ op: FetchPredicate.Operator, _ bindings: [SQLiteValue], nullColumn: String? = nil,
+            _ expression: String, _ symbol: String, _ op: FetchPredicate.Operator, _ bindings: [SQLValue], nullColumn: String? = nil,
             exactOnlyFor exact: Bool = true
         ) -> (SQLFetchCondition, nullMatches: Bool) {
             let column = nullColumn ?? expression
@@ -431,7 +441,7 @@ extension SQLFetchCondition {
 
         /// The stored form of a constant compared with an attribute of `type`, when SQL compares
         /// it as the evaluator compares the decoded value; `.null` for `nil`.
-        private static func bound(_ constant: PredicateValue, for type: AttributeType) -> SQLiteValue? {
+        private static func bound(_ constant: PredicateValue, for type: AttributeType) -> SQLValue? {
             switch (type, constant) {
             case (_, .null): return .null
             case (.integer16, .integer(let v)), (.integer32, .integer(let v)), (.integer64, .integer(let v)),

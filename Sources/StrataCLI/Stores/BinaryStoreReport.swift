@@ -2,7 +2,7 @@ import Foundation
 import Strata
 
 /// What `strata inspect` prints about a store file.
-struct StoreReport: Encodable {
+struct BinaryStoreReport: Encodable {
     struct Chunk: Encodable {
         var index: Int
         var offset: Int

@@ -1,11 +1,11 @@
 import Foundation
 
-/// Where each slot of each entity's rows lives in a Core Data SQLite store: the columns of its
-/// table, the foreign keys of its to-one relationships, and where its to-many relationships are
+/// Where each slot of each entity's rows lives in Core Data's tables (a SQLite store's, and the
+/// PostgreSQL store's, which keeps the same layout): the columns of its table, the foreign keys of its to-one relationships, and where its to-many relationships are
 /// found (the inverse's foreign key in the destination's table, or a join table). Built once
 /// per store from ``CoreDataSQLiteSchema``, so that reading and writing follow the same rules
 /// the schema was made by.
-package struct CoreDataSQLiteMapping: Sendable {
+package struct CoreDataTableMapping: Sendable {
     package struct AttributeColumn: Sendable {
         package let slot: Int
         package let column: String

@@ -4,7 +4,7 @@ import Strata
 /// Checks a store file whole: every chunk decodes and its checksum holds, every reference
 /// number is unique in its entity hierarchy, every relationship points at an object of the
 /// store, and every relationship with an inverse is mirrored by it.
-struct StoreVerifier {
+struct BinaryStoreVerifier {
     let file: BinaryStoreFile
     /// The model the store matched, when one was given: it tells which entities share reference
     /// numbers (a hierarchy).
