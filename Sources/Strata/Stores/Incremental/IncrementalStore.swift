@@ -131,8 +131,8 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
         objectID.persistentStoreIdentifier == identifier ? objectID.referenceNumber : nil
     }
 
-    // MARK: Called by the coordinator: the base class goes through the contract above, the
-    // SQLite store reads and writes rows directly.
+    // MARK: Called by the coordinator: a store that reads rows itself (``RowReadingStore``) is
+    // asked for them; any other goes through the contract above.
 
     /// The store has been added and its metadata checked: a store may now create what a new
     /// store needs, or write metadata the coordinator brought up to date.
@@ -148,7 +148,7 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
 
     /// The row of an object, read through `snapshot`.
     func row(for id: ManagedObjectID, layout: EntityLayout, in snapshot: any IncrementalStoreSnapshot) throws -> Row? {
-        if let store = self as? any PackageIncrementalStore { return try store.row(forObject: id, layout: layout, in: snapshot) }
+        if let store = self as? any RowReadingStore { return try store.row(forObject: id, layout: layout, in: snapshot) }
         guard let node = try newValuesForObject(with: id, with: snapshot) else { return nil }
         return try row(from: node, layout: layout, snapshot: snapshot)
     }
@@ -159,7 +159,7 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
     func rows(
         of layout: EntityLayout, references: [Int64], in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)] {
-        if let store = self as? any PackageIncrementalStore { return try store.rows(ofEntity: layout, references: references, in: snapshot) }
+        if let store = self as? any RowReadingStore { return try store.rows(ofEntity: layout, references: references, in: snapshot) }
         var rows: [(reference: Int64, row: Row)] = []
         for reference in references {
             let id = newObjectID(for: layout.entity, referenceObject: reference)
@@ -172,7 +172,7 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
     func rows(
         of layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)] {
-        if let store = self as? any PackageIncrementalStore { return try store.rows(ofEntity: layout, matching: predicate, in: snapshot) }
+        if let store = self as? any RowReadingStore { return try store.rows(ofEntity: layout, matching: predicate, in: snapshot) }
         var rows: [(reference: Int64, row: Row)] = []
         switch try execute(.fetch(entity: layout.entity, predicate: predicate), with: snapshot) {
         case .nodes(let nodes):
@@ -198,7 +198,7 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
         of layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
         limit: Int, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)]? {
-        try (self as? any PackageIncrementalStore)?.rows(ofEntity: layout, matching: predicate, sortedBy: sort, offset: offset, limit: limit, in: snapshot)
+        try (self as? any RowReadingStore)?.rows(ofEntity: layout, matching: predicate, sortedBy: sort, offset: offset, limit: limit, in: snapshot)
     }
 
     /// A dictionary fetch's groups of one entity's objects (not its subentities') that match
@@ -208,7 +208,7 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
         of layout: EntityLayout, matching predicate: FetchPredicate?, groupBy: [String], properties: [ExpressionDescription],
         sortedBy sort: [(key: String, ascending: Bool)], in snapshot: any IncrementalStoreSnapshot
     ) throws -> [[String: EvaluationValue]]? {
-        try (self as? any PackageIncrementalStore)?.groups(
+        try (self as? any RowReadingStore)?.groups(
             ofEntity: layout, matching: predicate, groupBy: groupBy, properties: properties, sortedBy: sort, in: snapshot
         )?.map(\.values)
     }
@@ -216,12 +216,11 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
     /// How many objects of one entity (not its subentities) match `predicate`; `nil` when the
     /// store cannot count them exactly without the context.
     func count(of layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws -> Int? {
-        try (self as? any PackageIncrementalStore)?.count(ofEntity: layout, matching: predicate, in: snapshot)
+        try (self as? any RowReadingStore)?.count(ofEntity: layout, matching: predicate, in: snapshot)
     }
 
     // Persistent history is the store's to record in its own transaction: a store of your own
-    // has none (the SQLite store overrides these; a store of this package answers through
-    // ``PackageIncrementalStore``).
+    // has none; the SQL stores answer as ``HistoryKeepingStore``s.
 
     override func didRemove() {
         (self as? any PackageIncrementalStore)?.storeWasRemoved()
@@ -241,8 +240,8 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
         try historyRecorder().recordedHistoryBounds()
     }
 
-    private func historyRecorder() throws -> any PackageIncrementalStore {
-        guard let store = self as? any PackageIncrementalStore else {
+    private func historyRecorder() throws -> any HistoryKeepingStore {
+        guard let store = self as? any HistoryKeepingStore else {
             throw PersistenceError(.unsupportedRequest, "\(Self.self) does not record persistent history")
         }
         return store

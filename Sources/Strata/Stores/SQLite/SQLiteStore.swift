@@ -16,7 +16,7 @@ import Logging
 ///
 /// A context that keeps one generation for a long time keeps its read transaction: writers are
 /// not blocked, but SQLite cannot reuse the write-ahead log's space until it ends.
-public final class SQLiteStore: IncrementalStore, BatchExecutingStore, @unchecked Sendable {
+public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepingStore, BatchExecutingStore, @unchecked Sendable {
     // Sendable by proof: `writer` and `state` are touched only on the coordinator's serial
     // queue (the add, save and ID calls of the IncrementalStore contract); reads from contexts'
     // threads go through a snapshot (its own lock), `watcher` and `spaceCache` (locks);
@@ -417,80 +417,10 @@ public final class SQLiteStore: IncrementalStore, BatchExecutingStore, @unchecke
         return result
     }
 
-    // MARK: Reading and writing rows (SQLiteStore+Reading.swift, SQLiteStore+Writing.swift)
-
-    override func row(for id: ManagedObjectID, layout: EntityLayout, in snapshot: any IncrementalStoreSnapshot) throws -> Row? {
-        try readRow(for: id, layout: layout, in: snapshot)
-    }
-
-    /// The objects' rows, `Z_PK IN (…)` a ``ReferenceChunks`` chunk at a time.
-    override func rows(
-        of layout: EntityLayout, references: [Int64], in snapshot: any IncrementalStoreSnapshot
-    ) throws -> [(reference: Int64, row: Row)] {
-        try readRows(of: layout, references: references, in: snapshot)
-    }
-
-    /// The entity's rows that may match `predicate`, narrowed in SQL as far as it translates.
-    override func rows(
-        of layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot
-    ) throws -> [(reference: Int64, row: Row)] {
-        try readRows(of: layout, matching: predicate, in: snapshot)
-    }
-
-    /// Sorted, windowed and counted in SQL when the predicate translates exactly.
-    override func rows(
-        of layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
-        limit: Int, in snapshot: any IncrementalStoreSnapshot
-    ) throws -> [(reference: Int64, row: Row)]? {
-        try readRows(of: layout, matching: predicate, sortedBy: sort, offset: offset, limit: limit, in: snapshot)
-    }
-
-    override func groups(
-        of layout: EntityLayout, matching predicate: FetchPredicate?, groupBy: [String], properties: [ExpressionDescription],
-        sortedBy sort: [(key: String, ascending: Bool)], in snapshot: any IncrementalStoreSnapshot
-    ) throws -> [[String: EvaluationValue]]? {
-        guard let snapshot = snapshot as? SQLiteReadSnapshot, let entity = mapping.entities[layout.name],
-            let grouping = RelationalGrouping(
-                entity: entity, mapping: mapping, store: identifier, dialect: .sqlite, predicate: predicate, groupBy: groupBy,
-                properties: properties, sort: sort)
-        else { return nil }
-        let (spaces, file) = (idSpaces, fileURL)
-        return try sqlite {
-            try snapshot.read { connection in
-                var groups: [[String: EvaluationValue]] = []
-                try SQLiteRelationalConnection(connection).forEachRow(grouping.sql, grouping.bindings) { row in
-                    groups.append(
-                        try grouping.group(from: row, spaces: spaces, externalData: externalData) { name, problem in
-                            StoreError(.corruptFile, file: file, "\(layout.name).\(name): \(problem)")
-                        }.values)
-                }
-                return groups
-            }
-        }
-    }
-
-    override func count(of layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws -> Int? {
-        try countRows(of: layout, matching: predicate, in: snapshot)
-    }
+    // MARK: Writing rows (SQLiteStore+Writing.swift)
 
     override func commit(_ changes: ChangeSet) throws -> [ManagedObjectID: Int64] {
         try writeChanges(changes)
-    }
-
-    // MARK: Persistent history (SQLiteStore+History.swift)
-
-    override func historyTransactions(
-        after position: PersistentHistoryChangeRequest.Position, authors: PersistentHistoryChangeRequest.AuthorFilter
-    ) throws -> [PersistentHistoryTransaction] {
-        try readHistory(after: position, authors: authors)
-    }
-
-    override func deleteHistory(before position: PersistentHistoryChangeRequest.Position) throws -> Int {
-        try removeHistory(before: position)
-    }
-
-    override func historyBounds() throws -> (last: Int64, firstKept: Int64) {
-        try readHistoryBounds()
     }
 
     // MARK: The contract's own reads, for callers of the public API

@@ -280,7 +280,7 @@ extension SQLiteStore {
         return changes
     }
 
-    func removeHistory(before position: PersistentHistoryChangeRequest.Position) throws -> Int {
+    package func removeHistory(before position: PersistentHistoryChangeRequest.Position) throws -> Int {
         guard let writer else {
             throw PersistenceError(.readOnlyStore, "the store \(identifier) is read-only: its history cannot be deleted")
         }
