@@ -2,9 +2,10 @@ import Logging
 import PostgresNIO
 import Strata
 
-/// A save's transaction on one PostgreSQL connection as the relational core uses it: writes are
-/// pipelined (``PipelinedStatements``), and a query first waits for the writes before it, so that
-/// it is never answered for a transaction an earlier write's failure aborted.
+/// One PostgreSQL connection as the relational core uses it (a save's or a batch request's
+/// transaction, a grouped read, `strata verify`'s checks): writes are pipelined
+/// (``PipelinedStatements``), and a query first waits for the writes before it, so that it is
+/// never answered for a transaction an earlier write's failure aborted.
 final class PostgresRelationalConnection: RelationalConnection {
     let dialect: SQLDialect
     private var statements: PipelinedStatements
