@@ -137,13 +137,13 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
     /// The store has been added and its metadata checked: a store may now create what a new
     /// store needs, or write metadata the coordinator brought up to date.
     func didAdd() throws {
-        try (self as? any PackageIncrementalStore)?.storeWasAdded()
+        try (self as? any LifecycleAwareStore)?.storeWasAdded()
     }
 
     /// Whether another process (or coordinator) committed to the store since the last snapshot
     /// this store made: the coordinator then starts a new generation.
     var hasOutsideChanges: Bool {
-        (self as? any PackageIncrementalStore)?.hasChangesFromOutside ?? false
+        (self as? any LifecycleAwareStore)?.hasChangesFromOutside ?? false
     }
 
     /// The row of an object, read through `snapshot`.
@@ -223,7 +223,7 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
     // has none; the SQL stores answer as ``HistoryKeepingStore``s.
 
     override func didRemove() {
-        (self as? any PackageIncrementalStore)?.storeWasRemoved()
+        (self as? any LifecycleAwareStore)?.storeWasRemoved()
     }
 
     override func historyTransactions(

@@ -2,8 +2,8 @@ import Foundation
 
 /// What an ``IncrementalStore`` in another module of this package adds to the public contract,
 /// beyond the abilities it shares with the SQLite store (``RowReadingStore``,
-/// ``HistoryKeepingStore``, ``BatchExecutingStore``): being told it was added and removed,
-/// noticing other writers, saving rows, and migrating in place. A subclass outside the `Strata`
+/// ``HistoryKeepingStore``, ``LifecycleAwareStore``, ``BatchExecutingStore``): saving rows, and
+/// migrating in place. A subclass outside the `Strata`
 /// module cannot override the coordinator's internal hooks (their types are not public), so it
 /// conforms to this instead. The PostgreSQL store (module `StrataPostgres`) does.
 ///
@@ -11,17 +11,7 @@ import Foundation
 /// on the coordinator's queue, or (the reads) on the reading context's thread. The static ones
 /// let migration on open and ``MigrationPlan`` migrate a store of the type in place, as they
 /// migrate binary and SQLite store files.
-package protocol PackageIncrementalStore: RowReadingStore, HistoryKeepingStore {
-    /// The store has been added and its metadata checked: create what a new store needs, and
-    /// write metadata the coordinator brought up to date.
-    func storeWasAdded() throws
-
-    /// Whether another process committed to the store since the last snapshot this store made.
-    var hasChangesFromOutside: Bool { get }
-
-    /// The store left its coordinator: close what it holds open.
-    func storeWasRemoved()
-
+package protocol PackageIncrementalStore: RowReadingStore, HistoryKeepingStore, LifecycleAwareStore {
     /// Commits a save's rows, as ``IncrementalStore/execute(_:with:)`` does a save request; with
     /// `history` (the store tracks persistent history), records it as one transaction of
     /// persistent history in the same transaction of the store.

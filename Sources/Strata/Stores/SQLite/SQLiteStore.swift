@@ -16,7 +16,9 @@ import Logging
 ///
 /// A context that keeps one generation for a long time keeps its read transaction: writers are
 /// not blocked, but SQLite cannot reuse the write-ahead log's space until it ends.
-public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepingStore, BatchExecutingStore, @unchecked Sendable {
+public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepingStore, LifecycleAwareStore, BatchExecutingStore,
+    @unchecked Sendable
+{
     // Sendable by proof: `writer` and `state` are touched only on the coordinator's serial
     // queue (the add, save and ID calls of the IncrementalStore contract); reads from contexts'
     // threads go through a snapshot (its own lock), `watcher` and `spaceCache` (locks);
@@ -36,7 +38,7 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
     let spaceCache = ThreadLocked<(store: String, spaces: [Int: ObjectIDSpace])?>(nil)
 
     struct State {
-        /// The file had no tables when the store was added: `didAdd()` creates them.
+        /// The file had no tables when the store was added: `storeWasAdded()` creates them.
         var isNew = false
         /// The metadata as last read from or written to `Z_METADATA`.
         var stored: [String: MetadataValue] = [:]
@@ -256,7 +258,7 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
     }
 
     /// Creates a new store's tables, or writes metadata the coordinator brought up to date.
-    override func didAdd() throws {
+    package func storeWasAdded() throws {
         guard let writer else {
             watchForOutsideChanges()
             return
@@ -343,7 +345,7 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
 
     /// Closes the writer and the idle connections: the file is the store's no longer. Contexts
     /// still pinned to a generation of the store keep their snapshots until they move on.
-    override func didRemove() {
+    package func storeWasRemoved() {
         state.changeWatcher?.stop()
         state.changeWatcher = nil
         writer = nil
@@ -362,7 +364,9 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
         }
     }
 
-    override var hasOutsideChanges: Bool {
+    /// Whether `PRAGMA data_version` moved since the last snapshot began: another connection
+    /// (of this process or another) committed.
+    package var hasChangesFromOutside: Bool {
         (try? watcher.withLock { watcher in try watcher.connection.map { try $0.dataVersion() != watcher.seen } ?? false }) ?? false
     }
 
