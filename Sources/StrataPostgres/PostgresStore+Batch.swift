@@ -52,8 +52,9 @@ extension PostgresStore: BatchExecutingStore {
     /// which merges a clash as the request asks.
     package func batchInsert(_ rows: [Row], layout: EntityLayout, author: String?, contextName: String?) throws -> [ManagedObjectID]? {
         guard mapping.entities[layout.name] != nil, layout.uniquenessConstraints.isEmpty else { return nil }
-        // The IDs given only name the entity whose numbers are taken.
-        let ids = try takeReferenceNumbers(for: Array(repeating: ManagedObjectID.make(store: identifier, entity: layout.name, reference: 0), count: rows.count))
+        // Temporary IDs made permanent, as a save's new objects are (obtainPermanentIDs).
+        let temporary = rows.map { _ in ManagedObjectID.temporary(in: .make(store: nil, entityName: layout.name)) }
+        let ids = try takeReferenceNumbers(for: temporary)
         var changes = RowChanges()
         changes.inserted.reserveCapacity(rows.count)
         for (id, row) in zip(ids, rows) { changes.inserted[id] = row }

@@ -59,11 +59,10 @@ extension PostgresStore {
         var terms: [String] = []
         for (key, ascending) in sort {
             guard let position = table.attributes.firstIndex(where: { $0.attribute.name == key }),
-                Self.sortable.contains(table.attributeTypes[position])
+                SQLDialect.sortableTypes.contains(table.attributeTypes[position])
             else { return nil }
-            let column = "t." + PostgresSQL.quoted(table.attributes[position].column)
-            let collated = table.attributeTypes[position] == .string ? column + " COLLATE \"C\"" : column
-            terms.append(collated + (ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST"))
+            let column = dialect.column(table.attributes[position].column, of: "t")
+            terms.append(dialect.orderTerm(column, isText: table.attributeTypes[position] == .string, ascending: ascending))
         }
         let order = "ORDER BY \((terms + ["t.\"Z_PK\""]).joined(separator: ", "))"
         guard limit > 0 || offset > 0 else {
@@ -106,9 +105,6 @@ extension PostgresStore {
             return groups
         }
     }
-
-    /// The attribute types whose order in SQL is the context's.
-    static let sortable: Set<AttributeType> = [.integer16, .integer32, .integer64, .double, .float, .boolean, .date, .string, .uuid]
 
     /// The SQL (parameters from `$2`) and values that select exactly what `predicate` does, or
     /// `nil` when it does not translate exactly.

@@ -51,7 +51,7 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
     /// enough; its URI adds the process's own UUID, as Core Data's `t<UUID><number>` URIs do.
     ///
     /// - Parameter space: the entity's space of temporary IDs (its layout keeps it).
-    static func temporary(in space: ObjectIDSpace) -> ManagedObjectID {
+    package static func temporary(in space: ObjectIDSpace) -> ManagedObjectID {
         ManagedObjectID(space: space, number: Int64(bitPattern: temporaryNumbers.add(1, ordering: .relaxed).newValue))
     }
 

@@ -75,7 +75,7 @@ struct RelationalJoinedColumns {
         return terms
     }
 
-    static let sortable: Set<AttributeType> = [.integer16, .integer32, .integer64, .double, .float, .boolean, .date, .string, .uuid]
+    static let sortable = SQLDialect.sortableTypes
     /// Types `strata_sum` and `strata_avg` add: numbers and Booleans.
     static let summable: Set<AttributeType> = [.integer16, .integer32, .integer64, .boolean, .double, .float, .decimal]
 }

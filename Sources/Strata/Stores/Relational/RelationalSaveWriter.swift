@@ -37,7 +37,7 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
     }
 
     /// Core Data's ordering keys: spaced by 1024, the first 2048 (schema page §8).
-    package static func orderKey(_ position: Int) -> Int64 { Int64(2048 + 1024 * position) }
+    private static func orderKey(_ position: Int) -> Int64 { Int64(2048 + 1024 * position) }
 
     /// Writes `changes`; returns each saved object's new version.
     ///

@@ -71,6 +71,11 @@ package struct SQLDialect: Sendable {
         (first..<(first + count)).map(placeholder).joined(separator: ", ")
     }
 
+    /// The attribute types whose stored values order in SQL as the evaluator orders them (with
+    /// ``orderTerm(_:isText:ascending:)``): numbers, Booleans, dates, strings by code point,
+    /// UUIDs by their bytes as by their text.
+    package static let sortableTypes: Set<AttributeType> = [.integer16, .integer32, .integer64, .double, .float, .boolean, .date, .string, .uuid]
+
     /// An `ORDER BY` term that orders as the evaluator does: text by code point, no value
     /// first ascending and last descending (SQLite's own order; PostgreSQL's is asked for).
     package func orderTerm(_ column: String, isText: Bool, ascending: Bool) -> String {
