@@ -53,11 +53,16 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // The bytes of the files Strata reads and writes, below any idea of a model or a store:
+        // byte buffers, LZ4 frames, raw DEFLATE, binary property lists, keyed archives, XML.
+        .target(
+            name: "StrataFileFormats",
+            dependencies: ["CLZ4", "CZlib"]
+        ),
         .target(
             name: "Strata",
             dependencies: [
-                "CLZ4",
-                "CZlib",
+                "StrataFileFormats",
                 "CSQLite",
                 .product(name: "HashTreeCollections", package: "swift-collections"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
@@ -130,7 +135,7 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: [
-                "Strata", "JSONLinesStore", "DirectoryStore", "StrataTestSupport", "StrataPostgres",
+                "Strata", "StrataFileFormats", "JSONLinesStore", "DirectoryStore", "StrataTestSupport", "StrataPostgres",
                 // Tests recompute Core Data's hashes from the rules' bytes, independently of Strata.
                 .product(name: "Crypto", package: "swift-crypto"),
                 // The PostgreSQL store's tests read its snapshots' connections.

@@ -1,4 +1,5 @@
 import Foundation
+import StrataFileFormats
 @testable import Strata
 import StrataTestSupport
 import Testing
@@ -93,7 +94,7 @@ import Testing
                 deflated.append(try await CoreDataStoreReader.modelCache(ofStoreAt: Fixtures.sharedSQLiteStores.appendingPathComponent(store)))
             }
         }
-        var archives = try deflated.map { try RawInflate.inflate($0, maximumSize: 1 << 24) }
+        var archives = try deflated.map { try RawDeflate.inflate($0, maximumSize: 1 << 24) }
         let archiver = NSKeyedArchiver(requiringSecureCoding: false)
         archiver.outputFormat = .binary
         archiver.encode(["NSEntities": ["Book": ["NSEntityName": "Book", "count": 3]], "list": [1.5, "x", true]] as NSDictionary, forKey: "root")

@@ -1,4 +1,5 @@
 import Foundation
+import StrataFileFormats
 @testable import Strata
 import StrataTestSupport
 import Testing

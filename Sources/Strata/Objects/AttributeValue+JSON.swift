@@ -1,4 +1,5 @@
 import Foundation
+import StrataFileFormats
 
 extension AttributeValue {
     /// The value as a JSON value (for `JSONSerialization`), in the form `strata dump` writes:

@@ -1,4 +1,5 @@
 import Foundation
+import StrataFileFormats
 
 /// `NSDecimalNumber`'s archived fields: the mantissa as eight 16-bit words (`NS.mantissa`,
 /// little-endian when `NS.mantissa.bo` is 1), the words in use (`NS.length`), the power of ten

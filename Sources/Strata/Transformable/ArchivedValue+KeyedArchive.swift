@@ -1,4 +1,5 @@
 import Foundation
+import StrataFileFormats
 
 extension ArchivedValue {
     /// Reads an `NSKeyedArchiver` archive (a binary property list with `$archiver`, `$top.root` and
@@ -27,18 +28,13 @@ extension ArchivedValue {
     ///
     /// - Throws: ``TransformableValueError`` `.notArchivable` for a decimal that is not a number.
     public func keyedArchive() throws -> Data {
-        var writer = KeyedArchiveValueWriter()
+        var writer = KeyedArchiveWriter()
         let root = try writer.add(self)
         return writer.archive(root: root)
     }
 }
 
-/// Builds `$objects` for ``ArchivedValue/keyedArchive()``.
-struct KeyedArchiveValueWriter {
-    private(set) var objects: [PropertyListNode] = [.string("$null")]
-    private var shared: [PropertyListNode: Int] = [:]
-    private var classes: [String: Int] = [:]
-
+extension KeyedArchiveWriter {
     /// The UID of `value`, added with everything it holds.
     mutating func add(_ value: ArchivedValue) throws -> Int {
         switch value {
@@ -46,9 +42,7 @@ struct KeyedArchiveValueWriter {
         case .integer(let v): return plain(.integer(v))
         case .boolean(let v): return plain(.bool(v))
         case .data(let v): return plain(.data(v))
-        case .double(let v):
-            objects.append(.real(v))
-            return objects.count - 1
+        case .double(let v): return unshared(.real(v))
         case .null: return object("NSNull", [:])
         case .date(let v): return object("NSDate", ["NS.time": .real(v.timeIntervalSinceReferenceDate)])
         case .uuid(let v): return object("NSUUID", ["NS.uuidbytes": .data(withUnsafeBytes(of: v.uuid) { Data($0) })])
@@ -59,35 +53,14 @@ struct KeyedArchiveValueWriter {
         case .decimal(let v): return object("NSDecimalNumber", try ArchivedDecimal.fields(of: v))
         case .array(let items): return try collection("NSArray", items)
         case .orderedSet(let items): return try collection("NSOrderedSet", items)
-        case .set(let items): return try collection("NSSet", items.sorted(by: Self.fixedOrder))
+        case .set(let items): return try collection("NSSet", items.sorted(by: ArchivedValue.fixedOrder))
         case .dictionary(let entries):
             let uid = reserve()
-            let sorted = entries.sorted { Self.fixedOrder($0.key, $1.key) }
+            let sorted = entries.sorted { ArchivedValue.fixedOrder($0.key, $1.key) }
             let keys = try sorted.map { try add($0.key) }
             let values = try sorted.map { try add($0.value) }
             return finish(uid, "NSDictionary", ["NS.keys": .array(keys.map { .uid($0) }), "NS.objects": .array(values.map { .uid($0) })])
         }
-    }
-
-    /// The archive whose root is the object `root`.
-    func archive(root: Int) -> Data {
-        BinaryPropertyListWriter.data(
-            .dictionary([
-                "$version": .integer(100_000), "$archiver": .string("NSKeyedArchiver"),
-                "$top": .dictionary(["root": .uid(root)]), "$objects": .array(objects),
-            ]))
-    }
-
-    /// A fixed order for the elements of sets and the keys of dictionaries.
-    static func fixedOrder(_ a: ArchivedValue, _ b: ArchivedValue) -> Bool {
-        String(reflecting: a) < String(reflecting: b)
-    }
-
-    private mutating func plain(_ node: PropertyListNode) -> Int {
-        if let uid = shared[node] { return uid }
-        objects.append(node)
-        shared[node] = objects.count - 1
-        return objects.count - 1
     }
 
     private mutating func collection(_ className: String, _ items: [ArchivedValue]) throws -> Int {
@@ -95,49 +68,12 @@ struct KeyedArchiveValueWriter {
         let elements = try items.map { try add($0) }
         return finish(uid, className, ["NS.objects": .array(elements.map { .uid($0) })])
     }
+}
 
-    private mutating func object(_ className: String, _ fields: KeyValuePairs<String, PropertyListNode>) -> Int {
-        finish(reserve(), className, fields)
-    }
-
-    /// A place for an object whose fields are added after its children (``finish(_:_:_:)``).
-    mutating func reserve() -> Int {
-        objects.append(.string("$null"))
-        return objects.count - 1
-    }
-
-    /// Fills the place `uid` with an object of `className` and its fields.
-    mutating func finish(_ uid: Int, _ className: String, _ fields: KeyValuePairs<String, PropertyListNode>) -> Int {
-        finish(uid, className, fields: fields.map { ($0.key, $0.value) })
-    }
-
-    /// Fills the place `uid` with an object of `className` and its fields, in order.
-    mutating func finish(_ uid: Int, _ className: String, fields: [(String, PropertyListNode)]) -> Int {
-        let classUID = classUID(className)
-        objects[uid] = .dictionary(keys: fields.map { .string($0.0) } + [.string("$class")], values: fields.map(\.1) + [.uid(classUID)])
-        return uid
-    }
-
-    private mutating func classUID(_ name: String) -> Int {
-        if let uid = classes[name] { return uid }
-        let chain: [String] =
-            switch name {
-            case "NSDecimalNumber": ["NSDecimalNumber", "NSNumber", "NSValue", "NSObject"]
-            case "NSMutableArray": ["NSMutableArray", "NSArray", "NSObject"]
-            case "NSMutableDictionary": ["NSMutableDictionary", "NSDictionary", "NSObject"]
-            case "NSMutableSet": ["NSMutableSet", "NSSet", "NSObject"]
-            // A model's descriptions, as momc archives them (`fixtures/compiled`).
-            case "NSAttributeDescription", "NSRelationshipDescription", "NSFetchedPropertyDescription": [name, "NSPropertyDescription", "NSObject"]
-            case "NSDerivedAttributeDescription", "NSCompositeAttributeDescription":
-                [name, "NSAttributeDescription", "NSPropertyDescription", "NSObject"]
-            // Expressions, as Foundation archives them (`fixtures/compiled`).
-            case "NSKeyPathExpression": ["NSKeyPathExpression", "NSFunctionExpression", "NSExpression", "NSObject"]
-            case _ where name.hasSuffix("Expression"): [name, "NSExpression", "NSObject"]
-            default: [name, "NSObject"]
-            }
-        objects.append(.dictionary(["$classname": .string(name), "$classes": .array(chain.map { .string($0) })]))
-        classes[name] = objects.count - 1
-        return objects.count - 1
+extension ArchivedValue {
+    /// A fixed order for the elements of sets and the keys of dictionaries.
+    static func fixedOrder(_ a: ArchivedValue, _ b: ArchivedValue) -> Bool {
+        String(reflecting: a) < String(reflecting: b)
     }
 }
 

@@ -65,7 +65,7 @@ struct ArchivedValueDecoder: Decoder {
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         switch value {
         case .array(let items), .orderedSet(let items): return Unkeyed(items: items, codingPath: codingPath)
-        case .set(let items): return Unkeyed(items: items.sorted(by: KeyedArchiveValueWriter.fixedOrder), codingPath: codingPath)
+        case .set(let items): return Unkeyed(items: items.sorted(by: ArchivedValue.fixedOrder), codingPath: codingPath)
         default: throw Self.mismatch([Any].self, value, codingPath)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import StrataFileFormats
 
 extension CoreDataMappingFile {
     /// Reads a compiled mapping model (`.cdm`): a binary `NSKeyedArchiver` property list whose

@@ -1,4 +1,5 @@
 import Foundation
+import StrataFileFormats
 
 /// Writes a model as momc writes a `.mom` (and Core Data archives the model a SQLite store
 /// carries in `Z_MODELCACHE`): an `NSKeyedArchiver` binary property list of
@@ -27,7 +28,7 @@ import Foundation
 /// predicate is archived as objects Strata does not write); configurations, and indexes over
 /// expressions, are not written.
 struct CompiledModelWriter {
-    private var writer = KeyedArchiveValueWriter()
+    private var writer = KeyedArchiveWriter()
     private var entityUIDs: [String: Int] = [:]
     /// Property UIDs by entity and name, for inverses.
     private var propertyUIDs: [String: [String: Int]] = [:]

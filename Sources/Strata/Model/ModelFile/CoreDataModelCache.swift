@@ -1,4 +1,5 @@
 import Foundation
+import StrataFileFormats
 
 /// Reads the model Core Data caches in its SQLite stores (`Z_MODELCACHE.Z_CONTENT`): a raw
 /// DEFLATE stream of a binary property list in `NSKeyedArchiver` form, whose root is the
@@ -24,7 +25,7 @@ struct CoreDataModelCache {
     static func model(fromDeflated data: Data) throws -> ManagedObjectModel {
         let plist: Data
         do {
-            plist = try RawInflate.inflate(data, maximumSize: maximumSize)
+            plist = try RawDeflate.inflate(data, maximumSize: maximumSize)
         } catch {
             throw CoreDataModelCache.error("the cache is not a DEFLATE stream Strata can read (\(error))")
         }

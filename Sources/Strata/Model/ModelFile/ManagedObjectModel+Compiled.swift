@@ -1,4 +1,5 @@
 import Foundation
+import StrataFileFormats
 
 extension ManagedObjectModel {
     /// The model as momc compiles it into a `.mom`: an `NSKeyedArchiver` archive of

@@ -1,4 +1,5 @@
 import Foundation
+import StrataFileFormats
 
 extension ManagedObjectModel {
     /// The model as a store carries it (`PersistentStore.modelCacheKey`): its `.xcdatamodel`

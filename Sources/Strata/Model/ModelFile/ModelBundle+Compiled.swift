@@ -1,4 +1,5 @@
 import Foundation
+import StrataFileFormats
 
 extension ModelBundle {
     /// Reads a compiled model bundle (`.momd`, what Xcode's `momc` makes of an `.xcdatamodeld`

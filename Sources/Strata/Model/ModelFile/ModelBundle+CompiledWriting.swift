@@ -1,4 +1,5 @@
 import Foundation
+import StrataFileFormats
 
 extension ModelBundle {
     /// Writes the bundle as momc compiles an `.xcdatamodeld` into a `.momd` folder: one `.mom`

@@ -1,4 +1,5 @@
 import Foundation
+import StrataFileFormats
 
 /// The versions of a model, oldest first: what an Xcode `.xcdatamodeld` bundle holds.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import StrataFileFormats
 
 /// Reads the `contents` file of an Xcode `.xcdatamodel` into a model.
 ///

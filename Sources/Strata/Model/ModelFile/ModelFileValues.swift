@@ -1,4 +1,5 @@
 import Foundation
+import StrataFileFormats
 
 /// Parses the values a model file writes as strings: defaults and bounds, in the forms Xcode
 /// writes them (`YES`/`NO` for booleans, seconds since 2001 for dates).

@@ -1,4 +1,5 @@
 import Foundation
+import StrataFileFormats
 
 // How values are written in the binary store; docs/FileFormat.md describes the same, byte by byte.
 

@@ -1,4 +1,5 @@
 import Foundation
+import StrataFileFormats
 
 // Persistent history in the binary store's history records (format version 2,
 // docs/FileFormat.md, "History record").

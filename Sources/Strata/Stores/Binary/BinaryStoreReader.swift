@@ -1,4 +1,5 @@
 import Foundation
+import StrataFileFormats
 import OrderedCollections
 
 /// Reads a binary store file: its header and metadata record alone (for the tools and the

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import StrataFileFormats
 
 /// Writes a binary store file: header, metadata record, object chunks of about
 /// ``BinaryStoreFormat/chunkSize`` bytes each, end record; then `fsync`s it.

@@ -1,3 +1,4 @@
+import StrataFileFormats
 /// The shape of the objects in a binary store file, recorded in the file so that it can be
 /// read, dumped and verified without the model: for each entity, its attributes (name, type)
 /// and relationships (name, destination, cardinality), in the order rows store them.

@@ -1,4 +1,5 @@
 import Foundation
+import StrataFileFormats
 
 /// A Core Data SQLite store's metadata (the `Z_METADATA` row: the store's UUID in `Z_UUID`, the
 /// rest in `Z_PLIST`, a binary property list) as Strata's store metadata, and back

@@ -1,4 +1,5 @@
 import Foundation
+import StrataFileFormats
 
 /// Store metadata as an XML property list (`<plist version="1.0"><dict>…`), as Core Data's XML
 /// store keeps it in `<databaseInfo><metadata>`: read from the parsed XML with Strata's own

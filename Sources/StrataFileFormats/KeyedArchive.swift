@@ -1,24 +1,24 @@
 /// The object graph of an `NSKeyedArchiver` archive, read from its binary property list:
 /// `$objects` and the `$top` references into it, with each object's class name.
-struct KeyedArchive {
-    typealias Value = BinaryPropertyList.Value
+package struct KeyedArchive {
+    package typealias Value = BinaryPropertyList.Value
 
     /// One archived object: its fields, by key (a field that refers to another object holds a UID).
-    struct Object {
-        let uid: Int
-        let className: String
-        let fields: [String: Value]
+    package struct Object {
+        package let uid: Int
+        package let className: String
+        package let fields: [String: Value]
 
-        subscript(key: String) -> Value? { fields[key] }
+        package subscript(key: String) -> Value? { fields[key] }
     }
 
     private let list: BinaryPropertyList
     /// The property list index of each element of `$objects`.
     private let objects: [Int]
     /// `$top`'s references, by key.
-    let top: [String: Int]
+    package let top: [String: Int]
 
-    init(_ list: BinaryPropertyList) throws {
+    package init(_ list: BinaryPropertyList) throws {
         self.list = list
         let root = try list.dictionary(at: list.top)
         guard let objectsIndex = root["$objects"], case .array(let objects) = try list.object(at: objectsIndex),
@@ -35,7 +35,7 @@ struct KeyedArchive {
     }
 
     /// The object a UID names; `nil` for the archive's `$null`.
-    func object(_ uid: Int) throws -> Object? {
+    package func object(_ uid: Int) throws -> Object? {
         let value = try raw(uid)
         if case .string("$null") = value { return nil }
         guard case .dictionary(let entries) = value else {
@@ -58,7 +58,7 @@ struct KeyedArchive {
     }
 
     /// A field's value with a UID followed: the object's own value for primitives and strings.
-    func resolve(_ value: Value?) throws -> Value? {
+    package func resolve(_ value: Value?) throws -> Value? {
         guard let value else { return nil }
         guard case .uid(let uid) = value else { return value }
         let resolved = try raw(uid)
@@ -67,19 +67,19 @@ struct KeyedArchive {
     }
 
     /// A field as a string (`nil` when absent or `$null`).
-    func string(_ value: Value?) throws -> String? {
+    package func string(_ value: Value?) throws -> String? {
         if case .string(let text)? = try resolve(value) { return text }
         return nil
     }
 
     /// A field as the object it refers to.
-    func object(_ value: Value?) throws -> Object? {
+    package func object(_ value: Value?) throws -> Object? {
         guard case .uid(let uid)? = value else { return nil }
         return try object(uid)
     }
 
     /// The elements of an archived array or set (`NS.objects`), each as its field value.
-    func elements(_ value: Value?) throws -> [Value] {
+    package func elements(_ value: Value?) throws -> [Value] {
         guard let collection = try object(value) else { return [] }
         guard case .array(let items)? = collection["NS.objects"] else { return [] }
         return try items.map { try list.object(at: $0) }
@@ -87,7 +87,7 @@ struct KeyedArchive {
 
     /// The entries of an archived dictionary: `NS.keys`/`NS.objects`, or the `values` of Core
     /// Data's known-keys dictionaries (whose keys are the values' own names).
-    func entries(_ value: Value?) throws -> [(key: Value?, value: Value)] {
+    package func entries(_ value: Value?) throws -> [(key: Value?, value: Value)] {
         guard let dictionary = try object(value) else { return [] }
         if case .array(let keys)? = dictionary["NS.keys"], case .array(let values)? = dictionary["NS.objects"] {
             return try zip(keys, values).map { (key: try list.object(at: $0), value: try list.object(at: $1)) }
@@ -100,7 +100,7 @@ struct KeyedArchive {
     }
 
     /// The UIDs an array field holds (`NS.objects`, `NS.keys`); `nil` when the field is no array.
-    func uids(_ value: Value?) throws -> [Int]? {
+    package func uids(_ value: Value?) throws -> [Int]? {
         guard case .array(let items)? = value else { return nil }
         return try items.map { index in
             guard case .uid(let uid) = try list.object(at: index) else {
@@ -112,7 +112,7 @@ struct KeyedArchive {
 
     /// The archive's object at `uid` as the property list holds it: a string, number or data
     /// itself, a dictionary for an object.
-    func raw(_ uid: Int) throws -> Value {
+    package func raw(_ uid: Int) throws -> Value {
         guard objects.indices.contains(uid) else { throw BinaryPropertyList.Failure(description: "no archived object \(uid)") }
         return try list.object(at: objects[uid])
     }
@@ -120,7 +120,7 @@ struct KeyedArchive {
 
 extension BinaryPropertyList {
     /// The dictionary at `index`, with string keys.
-    func dictionary(at index: Int) throws -> [String: Int] {
+    package func dictionary(at index: Int) throws -> [String: Int] {
         guard case .dictionary(let entries) = try object(at: index) else { throw Failure(description: "object \(index) is not a dictionary") }
         var result: [String: Int] = [:]
         for (key, value) in entries {

@@ -4,14 +4,14 @@ import Foundation
 /// LZ4 frames through liblz4's frame API: each frame records its content size and carries an
 /// xxHash-32 checksum of its content, so that a reader knows how much to allocate before it
 /// decompresses and can tell a damaged frame from a sound one.
-enum LZ4Frame {
+package enum LZ4Frame {
     /// Why a frame could not be made or read.
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// `bytes` as one LZ4 frame with content size and content checksum.
-    static func compress(_ bytes: UnsafeRawBufferPointer) throws -> [UInt8] {
+    package static func compress(_ bytes: UnsafeRawBufferPointer) throws -> [UInt8] {
         var preferences = LZ4F_preferences_t()
         preferences.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled
         preferences.frameInfo.contentSize = UInt64(bytes.count)
@@ -31,7 +31,7 @@ enum LZ4Frame {
 
     /// The content of one frame that fills `frame` exactly. Refuses, before allocating, a frame
     /// whose declared content size is missing or above `maximumSize`; checks the checksum.
-    static func decompress(_ frame: UnsafeRawBufferPointer, maximumSize: Int) throws -> [UInt8] {
+    package static func decompress(_ frame: UnsafeRawBufferPointer, maximumSize: Int) throws -> [UInt8] {
         var context: OpaquePointer?
         let created = LZ4F_createDecompressionContext(&context, UInt32(LZ4F_VERSION))
         guard LZ4F_isError(created) == 0, let context else {

@@ -1,4 +1,5 @@
 import Foundation
+import StrataFileFormats
 
 /// Core Data's archived `NSExpression`s, as Xcode writes them into mapping models (an
 /// `xcmapping.xml`'s `valueexpressiondata`, a `.cdm`'s `NSValueExpression`) and models
@@ -165,13 +166,13 @@ enum ArchivedExpression {
 
     /// An `NSKeyedArchiver` archive of `expression`, as Xcode writes a value expression.
     static func archive(_ expression: ValueExpression) throws -> Data {
-        var writer = KeyedArchiveValueWriter()
+        var writer = KeyedArchiveWriter()
         let root = try add(expression, to: &writer)
         return writer.archive(root: root)
     }
 
     /// Adds `expression` and everything it holds to `writer`; its UID.
-    static func add(_ expression: ValueExpression, to writer: inout KeyedArchiveValueWriter) throws -> Int {
+    static func add(_ expression: ValueExpression, to writer: inout KeyedArchiveWriter) throws -> Int {
         switch expression {
         case .constant(.null):
             // Core Data's nil constant has no value field at all.
@@ -229,7 +230,7 @@ enum ArchivedExpression {
     ]
 
     private static func function(
-        _ selector: String, target: ValueExpression?, arguments: [ValueExpression], to writer: inout KeyedArchiveValueWriter
+        _ selector: String, target: ValueExpression?, arguments: [ValueExpression], to writer: inout KeyedArchiveWriter
     ) throws -> Int {
         let uid = writer.reserve()
         let operand: Int

@@ -8,9 +8,9 @@ import Foundation
 /// followed. This reader is bounded in every way a damaged file could abuse: offsets and counts
 /// are checked against the data, and objects are decoded on demand by index (a reference cycle
 /// cannot recurse).
-struct BinaryPropertyList {
+package struct BinaryPropertyList {
     /// One object of the list.
-    enum Value: Equatable {
+    package enum Value: Equatable {
         case null
         case bool(Bool)
         case integer(Int64)
@@ -24,7 +24,7 @@ struct BinaryPropertyList {
         case array([Int])
         case dictionary([(key: Int, value: Int)])
 
-        static func == (lhs: Value, rhs: Value) -> Bool {
+        package static func == (lhs: Value, rhs: Value) -> Bool {
             switch (lhs, rhs) {
             case (.null, .null): true
             case (.bool(let a), .bool(let b)): a == b
@@ -41,17 +41,21 @@ struct BinaryPropertyList {
         }
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
+
+        package init(description: String) {
+            self.description = description
+        }
     }
 
     private let bytes: [UInt8]
     private let offsets: [Int]
     private let referenceSize: Int
     /// The index of the top object.
-    let top: Int
+    package let top: Int
 
-    init(_ data: Data) throws {
+    package init(_ data: Data) throws {
         bytes = [UInt8](data)
         guard bytes.count >= 8 + 32, bytes.starts(with: Array("bplist00".utf8)) else {
             throw Failure(description: "not a binary property list")
@@ -81,10 +85,10 @@ struct BinaryPropertyList {
         top = Int(topObject)
     }
 
-    var objectCount: Int { offsets.count }
+    package var objectCount: Int { offsets.count }
 
     /// The object at `index`; containers hold the indexes of their elements.
-    func object(at index: Int) throws -> Value {
+    package func object(at index: Int) throws -> Value {
         guard offsets.indices.contains(index) else { throw Failure(description: "no object \(index) in the binary property list") }
         var position = offsets[index]
         let marker = try byte(at: position)

@@ -2,7 +2,7 @@ import Foundation
 
 /// A property list to write in Apple's binary format, with the keyed archiver's UIDs (which
 /// `PropertyListSerialization` cannot write from Swift values).
-indirect enum PropertyListNode: Hashable {
+package indirect enum PropertyListNode: Hashable {
     case bool(Bool)
     case integer(Int64)
     case real(Double)
@@ -14,7 +14,7 @@ indirect enum PropertyListNode: Hashable {
     /// Keys and values in the order written.
     case dictionary(keys: [PropertyListNode], values: [PropertyListNode])
 
-    static func dictionary(_ entries: KeyValuePairs<String, PropertyListNode>) -> PropertyListNode {
+    package static func dictionary(_ entries: KeyValuePairs<String, PropertyListNode>) -> PropertyListNode {
         .dictionary(keys: entries.map { .string($0.key) }, values: entries.map(\.value))
     }
 }
@@ -22,14 +22,14 @@ indirect enum PropertyListNode: Hashable {
 /// Writes a ``PropertyListNode`` as a binary property list (`bplist00`), the format
 /// ``BinaryPropertyList`` reads: objects written once each (equal scalars share one), the top
 /// object first, references and offsets as narrow as the list allows, the 32-byte trailer.
-enum BinaryPropertyListWriter {
+package enum BinaryPropertyListWriter {
     private enum Object {
         case scalar(PropertyListNode)
         case array([Int])
         case dictionary(keys: [Int], values: [Int])
     }
 
-    static func data(_ root: PropertyListNode) -> Data {
+    package static func data(_ root: PropertyListNode) -> Data {
         var objects: [Object] = []
         var scalars: [PropertyListNode: Int] = [:]
         func add(_ node: PropertyListNode) -> Int {

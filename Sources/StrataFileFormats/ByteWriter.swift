@@ -2,24 +2,24 @@ import Foundation
 
 /// Appends the binary store's primitives to a byte buffer: LEB128 varints (zigzag for signed
 /// numbers), little-endian fixed-width numbers, length-prefixed strings and bytes.
-struct ByteWriter {
-    private(set) var bytes: [UInt8] = []
+package struct ByteWriter {
+    package private(set) var bytes: [UInt8] = []
 
-    init(capacity: Int = 0) {
+    package init(capacity: Int = 0) {
         bytes.reserveCapacity(capacity)
     }
 
-    var count: Int { bytes.count }
+    package var count: Int { bytes.count }
 
-    mutating func removeAll() {
+    package mutating func removeAll() {
         bytes.removeAll(keepingCapacity: true)
     }
 
-    mutating func byte(_ value: UInt8) {
+    package mutating func byte(_ value: UInt8) {
         bytes.append(value)
     }
 
-    mutating func varint(_ value: UInt64) {
+    package mutating func varint(_ value: UInt64) {
         var value = value
         while value >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
@@ -28,23 +28,23 @@ struct ByteWriter {
         bytes.append(UInt8(value))
     }
 
-    mutating func varint(_ value: Int) {
+    package mutating func varint(_ value: Int) {
         varint(UInt64(value))
     }
 
-    mutating func signed(_ value: Int64) {
+    package mutating func signed(_ value: Int64) {
         varint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
     }
 
-    mutating func fixed<T: FixedWidthInteger>(_ value: T) {
+    package mutating func fixed<T: FixedWidthInteger>(_ value: T) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
-    mutating func double(_ value: Double) {
+    package mutating func double(_ value: Double) {
         fixed(value.bitPattern)
     }
 
-    mutating func string(_ value: String) {
+    package mutating func string(_ value: String) {
         var value = value
         value.withUTF8 { utf8 in
             varint(utf8.count)
@@ -52,12 +52,12 @@ struct ByteWriter {
         }
     }
 
-    mutating func data(_ value: Data) {
+    package mutating func data(_ value: Data) {
         varint(value.count)
         bytes.append(contentsOf: value)
     }
 
-    mutating func raw(_ value: some Sequence<UInt8>) {
+    package mutating func raw(_ value: some Sequence<UInt8>) {
         bytes.append(contentsOf: value)
     }
 }

@@ -9,11 +9,11 @@ import Foundation
 /// `.69`), and the text reads back as that decimal. Before 2001 the seconds are negative: the
 /// text names the whole second before the date and the decimal complement of the digits
 /// (`-994156939.999999` is `…40.000001`), which reads back as the same decimal.
-enum ExactDateText {
+package enum ExactDateText {
     private static let wholeSeconds = Date.ISO8601FormatStyle()
     private static let milliseconds = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
-    static func format(_ date: Date) -> String {
+    package static func format(_ date: Date) -> String {
         let seconds = date.timeIntervalSinceReferenceDate
         guard seconds.isFinite, abs(seconds) < 1e11 else { return milliseconds.format(date) }  // beyond year 5000
         let parts = fixed(abs(seconds)).split(separator: ".", maxSplits: 1)
@@ -36,7 +36,7 @@ enum ExactDateText {
     }
 
     /// The date `text` names: this type's form, or any ISO 8601 date Foundation reads.
-    static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         if text.hasSuffix("Z"), let dot = text.lastIndex(of: "."), text.distance(from: dot, to: text.endIndex) > 2 {
             let digits = text[text.index(after: dot)..<text.index(before: text.endIndex)]
             if digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber),
@@ -53,7 +53,7 @@ enum ExactDateText {
     }
 
     /// The shortest decimal that is `value`, in fixed notation (`1e-07` as `0.0000001`).
-    static func fixed(_ value: Double) -> String {
+    package static func fixed(_ value: Double) -> String {
         let text = "\(value)"
         guard let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }), let exponent = Int(text[text.index(after: e)...]) else { return text }
         let mantissa = text[..<e]

@@ -1,4 +1,5 @@
 import Foundation
+import StrataFileFormats
 
 /// A file in Core Data's XML store format (`NSXMLStoreType`): `<database>`, its `<databaseInfo>`
 /// (format version, store UUID, next object number, metadata as a property list), then one

@@ -6,40 +6,49 @@ import FoundationXML
 
 /// An element of an XML document, with the line it starts on: enough of a DOM to read a
 /// model file and point at the line of what is wrong.
-final class XMLNode {
-    let name: String
-    let attributes: [String: String]
-    let line: Int
-    private(set) var children: [XMLNode] = []
+package final class XMLNode {
+    package let name: String
+    package let attributes: [String: String]
+    package let line: Int
+    package private(set) var children: [XMLNode] = []
     /// The text directly inside the element (an XML store's values).
-    private(set) var text = ""
+    package private(set) var text = ""
 
-    init(name: String, attributes: [String: String], line: Int) {
+    package init(name: String, attributes: [String: String], line: Int) {
         self.name = name
         self.attributes = attributes
         self.line = line
     }
 
-    func children(named name: String) -> [XMLNode] {
+    package func children(named name: String) -> [XMLNode] {
         children.filter { $0.name == name }
     }
 
-    func child(named name: String) -> XMLNode? {
+    package func child(named name: String) -> XMLNode? {
         children.first { $0.name == name }
     }
 
-    subscript(attribute: String) -> String? {
+    package subscript(attribute: String) -> String? {
         attributes[attribute]
     }
 
     /// Whether a YES/NO attribute says YES.
-    func flag(_ attribute: String) -> Bool {
+    package func flag(_ attribute: String) -> Bool {
         attributes[attribute] == "YES"
     }
 
     /// The largest model file Strata reads: real ones are kilobytes; this bounds what a corrupt
     /// or foreign file can make the parser hold.
-    static let maximumSize = 64 << 20
+    package static let maximumSize = 64 << 20
+
+    /// Why a document could not be read: too large, or not well-formed XML (with the line, when
+    /// the parser knows it).
+    package struct Failure: Error, CustomStringConvertible {
+        package enum Kind: Sendable { case tooLarge, malformed }
+        package let kind: Kind
+        package let line: Int?
+        package let description: String
+    }
 
     /// Parses an XML document. Throws the parser's message and line when it is not well formed.
     ///
@@ -49,37 +58,35 @@ final class XMLNode {
     /// document type or entity (which could also make a small file expand without bound).
     /// - Parameter allowingDocumentType: A `<!DOCTYPE …>` allowed at the top (Core Data's XML
     ///   store names its DTD so); it is never resolved. Any other declaration is still refused.
-    static func parse(_ data: Data, file: URL, allowingDocumentType allowed: String? = nil) throws -> XMLNode {
+    package static func parse(_ data: Data, allowingDocumentType allowed: String? = nil) throws(Failure) -> XMLNode {
+        func malformed(_ line: Int?, _ reason: String) -> Failure { Failure(kind: .malformed, line: line, description: reason) }
         guard data.count <= maximumSize else {
-            throw ModelFileError(
-                .unreadable, file: file, "the file is \(data.count) bytes, more than any model file (at most \(maximumSize))")
+            throw Failure(kind: .tooLarge, line: nil, description: "the file is \(data.count) bytes, more than any model file (at most \(maximumSize))")
         }
         if let (offset, line) = firstInvalidUTF8(in: data) {
-            throw ModelFileError(
-                .malformedXML, file: file, line: line,
+            throw malformed(
+                line,
                 "the file is not UTF-8 text: the byte at offset \(offset) (0x\(String(data[data.startIndex + offset], radix: 16, uppercase: true))) does not begin a valid UTF-8 character")
         }
-        try checkMarkup(data, file: file, allowingDocumentType: allowed)
+        try checkMarkup(data, allowingDocumentType: allowed)
         let builder = TreeBuilder()
         let parser = XMLParser(data: data)
         parser.delegate = builder
         parser.shouldResolveExternalEntities = false
         let parsed = parser.parse()
         if let (line, reason) = builder.firstError {
-            throw ModelFileError(.malformedXML, file: file, line: line, "the XML is not well formed: \(reason)")
+            throw malformed(line, "the XML is not well formed: \(reason)")
         }
         if let mismatch = builder.mismatch {
-            throw ModelFileError(.malformedXML, file: file, line: mismatch.line, "the XML is not well formed: \(mismatch.message)")
+            throw malformed(mismatch.line, "the XML is not well formed: \(mismatch.message)")
         }
         if let unclosed = builder.stack.last {
-            throw ModelFileError(
-                .malformedXML, file: file, line: unclosed.line,
-                "the XML is not well formed: <\(unclosed.name)> is never closed")
+            throw malformed(unclosed.line, "the XML is not well formed: <\(unclosed.name)> is never closed")
         }
         guard parsed, let root = builder.root else {
             let reason = builder.error ?? parser.parserError
-            throw ModelFileError(
-                .malformedXML, file: file, line: parser.lineNumber > 0 ? parser.lineNumber : nil,
+            throw malformed(
+                parser.lineNumber > 0 ? parser.lineNumber : nil,
                 "the XML is not well formed\(reason.map { ": \($0.localizedDescription)" } ?? "")")
         }
         return root
@@ -87,7 +94,7 @@ final class XMLNode {
 
     /// Refuses markup that Xcode never writes in a model file: a processing instruction other
     /// than the XML declaration at the very start, and document type or entity declarations.
-    static func checkMarkup(_ data: Data, file: URL, allowingDocumentType allowed: String? = nil) throws {
+    private static func checkMarkup(_ data: Data, allowingDocumentType allowed: String?) throws(Failure) {
         let bytes = [UInt8](data)
         let allowedStart = allowed.flatMap { bytes.firstRange(of: Array($0.utf8))?.lowerBound }
         var line = 1
@@ -100,23 +107,22 @@ final class XMLNode {
                 let isDeclaration = index == 0 && bytes.starts(with: declaration)
                     && bytes.firstRange(of: Array("version=".utf8)) != nil
                 guard isDeclaration else {
-                    throw ModelFileError(
-                        .malformedXML, file: file, line: line,
-                        index == 0
+                    throw Failure(
+                        kind: .malformed, line: line,
+                        description: index == 0
                             ? "the XML declaration is malformed (it must read <?xml version=\"1.0\" …?>)"
                             : "a processing instruction (<?…?>) is not part of a model file")
                 }
             case UInt8(ascii: "!") where (bytes[(index + 2)...].starts(with: Array("DOCTYPE".utf8)) && index != allowedStart)
                 || bytes[(index + 2)...].starts(with: Array("ENTITY".utf8)):
-                throw ModelFileError(
-                    .malformedXML, file: file, line: line, "a document type or entity declaration is not part of a model file")
+                throw Failure(kind: .malformed, line: line, description: "a document type or entity declaration is not part of a model file")
             default: continue
             }
         }
     }
 
     /// Where the first byte that is not valid UTF-8 is (its offset and 1-based line), if any.
-    static func firstInvalidUTF8(in data: Data) -> (offset: Int, line: Int)? {
+    private static func firstInvalidUTF8(in data: Data) -> (offset: Int, line: Int)? {
         var iterator = data.makeIterator()
         var decoder = Unicode.UTF8()
         var offset = 0, line = 1
