@@ -80,6 +80,40 @@ import Testing
         return ids
     }
 
+    /// Core Data records, for each update, the properties the save changed
+    /// (`NSPersistentHistoryChange.updatedProperties`). When the saving context no longer holds
+    /// the row an update started from, a store that records history in its own tables compares
+    /// with its row as it is now, at the version the context read; an update that started from
+    /// another version is left out (its save fails on the conflict).
+    @Test(arguments: [StoreType.sqlite] + (PostgresTestServer.isAvailable ? [.postgreSQL] : []))
+    func anUpdateWithoutTheRowItReadIsComparedWithTheStoredRow(_ type: StoreType) async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let coordinator = try await Self.open(try await Self.storeURL("Notes.store", in: directory, type), type)
+        let (first, _) = try await Self.writeThreeSaves(coordinator)
+        let store = try #require(coordinator.persistentStores.first as? any RowSavingStore)
+        let layout = try #require(coordinator.managedObjectModel.layout(for: "Note"))
+        guard case .attribute(let title)? = layout.slots["title"], case .attribute(let body)? = layout.slots["body"] else {
+            Issue.record("Note has no title or body slot")
+            return
+        }
+        let stored = try #require(try store.row(forObject: first, layout: layout, in: CurrentStateSnapshot()))
+        #expect(stored.attributes[title] == .string("first, renamed"), "the row as the last save left it")
+
+        var changed = stored
+        changed.attributes[title] = .string("first, again")
+        changed.attributes[body] = .string("a body")
+        var changes = ChangeSet()
+        changes.updated[first] = changed
+        let history = try SaveHistory(changes, store: store, model: coordinator.managedObjectModel)
+        #expect(history.updatedProperties[first] == ["title", "body"])
+
+        changed.version = stored.version - 1
+        changes.updated[first] = changed
+        let stale = try SaveHistory(changes, store: store, model: coordinator.managedObjectModel)
+        #expect(stale.updatedProperties[first] == nil, "an update from another version is not compared")
+    }
+
     @Test(arguments: kinds)
     func eachSaveRecordsATransactionWithItsChanges(_ type: StoreType) async throws {
         let directory = try Fixtures.temporaryDirectory()

@@ -249,7 +249,7 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
 
     /// Commits a save's changes; returns each saved object's new version.
     func commit(_ changes: ChangeSet) throws -> [ManagedObjectID: Int64] {
-        if let store = self as? any PackageIncrementalStore {
+        if let store = self as? any RowSavingStore {
             let history = tracksPersistentHistory ? try SaveHistory(changes, store: store, model: managedObjectModel) : nil
             return try store.save(changes.rowChanges, recording: history)
         }
@@ -263,7 +263,8 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
 
     /// Reference numbers for new objects, through ``obtainPermanentIDs(for:)``.
     override func makeReferenceNumbers(for entity: EntityDescription, rootEntity: String, count: Int) throws -> [Int64] {
-        let temporary = (0..<count).map { _ in ManagedObjectID.temporary(in: .make(store: nil, entityName: entity.name)) }
+        let space = ObjectIDSpace.make(store: nil, entityName: entity.name)
+        let temporary = (0..<count).map { _ in ManagedObjectID.temporary(in: space) }
         return try obtainPermanentIDs(for: temporary).map { id in
             guard let reference = referenceObject(for: id) else {
                 throw PersistenceError(.storeBrokeContract, objectIDs: [id], "\(Self.self) gave a permanent ID of another store")

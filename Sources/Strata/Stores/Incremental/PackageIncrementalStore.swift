@@ -1,9 +1,8 @@
 import Foundation
 
 /// What an ``IncrementalStore`` in another module of this package adds to the public contract,
-/// beyond the abilities it shares with the SQLite store (``RowReadingStore``,
-/// ``HistoryKeepingStore``, ``LifecycleAwareStore``, ``BatchExecutingStore``): saving rows, and
-/// migrating in place. A subclass outside the `Strata`
+/// beyond the abilities it shares with the SQLite store (``RowReadingStore``, ``RowSavingStore``,
+/// ``HistoryKeepingStore``, ``LifecycleAwareStore``, ``BatchExecutingStore``): migrating in place. A subclass outside the `Strata`
 /// module cannot override the coordinator's internal hooks (their types are not public), so it
 /// conforms to this instead. The PostgreSQL store (module `StrataPostgres`) does.
 ///
@@ -11,12 +10,7 @@ import Foundation
 /// on the coordinator's queue, or (the reads) on the reading context's thread. The static ones
 /// let migration on open and ``MigrationPlan`` migrate a store of the type in place, as they
 /// migrate binary and SQLite store files.
-package protocol PackageIncrementalStore: RowReadingStore, HistoryKeepingStore, LifecycleAwareStore {
-    /// Commits a save's rows, as ``IncrementalStore/execute(_:with:)`` does a save request; with
-    /// `history` (the store tracks persistent history), records it as one transaction of
-    /// persistent history in the same transaction of the store.
-    func save(_ changes: RowChanges, recording history: SaveHistory?) throws -> [ManagedObjectID: Int64]
-
+package protocol PackageIncrementalStore: RowSavingStore, HistoryKeepingStore, LifecycleAwareStore {
     /// The metadata of the store at `url`, or `nil` when there is no store there yet.
     static func existingMetadata(at url: URL) throws -> [String: MetadataValue]?
 

@@ -1,7 +1,7 @@
 import Foundation
 
-/// What persistent history records of one save beyond its rows, for a
-/// ``PackageIncrementalStore`` that records history in its own tables, in the save's own
+/// What persistent history records of one save beyond its rows, for a ``RowSavingStore`` that
+/// records history in its own tables, in the save's own
 /// transaction: who saved, and the properties each update changed.
 package struct SaveHistory: Sendable {
     /// The saving context's transaction author and name (or a batch request's).
@@ -38,7 +38,7 @@ extension SaveHistory {
     /// The history of `changes`, reading from `store` the stored row of an update whose context
     /// did not keep it. A stored row at the version the context read is the row the update
     /// starts from (every save raises the version), so it is read outside the save's transaction.
-    init(_ changes: ChangeSet, store: any PackageIncrementalStore, model: ManagedObjectModel) throws {
+    init(_ changes: ChangeSet, store: any RowSavingStore, model: ManagedObjectModel) throws {
         author = changes.historyAuthor
         contextName = changes.historyContextName
         bundleID = Bundle.main.bundleIdentifier

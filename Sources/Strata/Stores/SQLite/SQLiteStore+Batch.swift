@@ -16,16 +16,9 @@ extension SQLiteStore {
             try writer.writeTransaction { () -> [ManagedObjectID]? in
                 guard let changed = try update.run(on: SQLiteRelationalConnection(writer)) else { return nil }
                 if tracksPersistentHistory, !changed.isEmpty {
-                    var changes = ChangeSet()
-                    changes.author = author
-                    changes.contextName = contextName
-                    var details = HistoryDetails()
-                    for id in changed {
-                        guard let layout = mapping.entities[id.entityName]?.layout else { continue }
-                        changes.updated[id] = Row(emptyFor: layout)
-                        details.updatedProperties[id] = update.properties
-                    }
-                    try recordHistory(of: changes, details: details, connection: writer)
+                    var changes = HistoryChanges()
+                    for id in changed { changes.updated[id] = update.properties }
+                    try recordHistory(changes, of: SaveHistory(author: author, contextName: contextName, updatedProperties: [:]), connection: writer)
                 }
                 return changed
             }

@@ -14,24 +14,17 @@ extension SQLiteStore {
             try writer.writeTransaction { () -> [ManagedObjectID]? in
                 let connection = SQLiteRelationalConnection(writer)
                 guard let ids = try delete.selectObjects(on: connection) else { return nil }
-                var history = HistoryDetails()
+                var history = HistoryChanges()
                 if tracksPersistentHistory {
                     for id in ids {
                         guard let entity = mapping.entities[id.entityName], let reference = id.referenceNumber else { continue }
-                        history.tombstones[id] = try tombstoneValues(of: entity, reference: reference, connection: writer)
+                        history.deleted[id] = try tombstoneValues(of: entity, reference: reference, connection: writer) ?? []
                     }
                 }
-                history.updatedProperties = try delete.delete(on: connection)
-                if tracksPersistentHistory, !ids.isEmpty || !history.updatedProperties.isEmpty {
-                    var changes = ChangeSet()
-                    changes.author = author
-                    changes.contextName = contextName
-                    for id in ids { changes.deleted[id] = 0 }
-                    for id in history.updatedProperties.keys {
-                        guard let layout = mapping.entities[id.entityName]?.layout else { continue }
-                        changes.updated[id] = Row(emptyFor: layout)
-                    }
-                    try recordHistory(of: changes, details: history, connection: writer)
+                // The objects whose relationships to the deleted ones were nullified.
+                history.updated = try delete.delete(on: connection)
+                if tracksPersistentHistory {
+                    try recordHistory(history, of: SaveHistory(author: author, contextName: contextName, updatedProperties: [:]), connection: writer)
                 }
                 return ids
             }

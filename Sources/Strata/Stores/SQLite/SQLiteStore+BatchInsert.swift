@@ -8,7 +8,7 @@ extension SQLiteStore {
     /// `nil` when the entity needs the general path (nothing was written then).
     package func batchInsert(_ rows: [Row], layout: EntityLayout, author: String?, contextName: String?) throws -> [ManagedObjectID]? {
         guard let writer, let entity = mapping.entities[layout.name], layout.uniquenessConstraints.isEmpty else { return nil }
-        let references = try makeReferenceNumbers(for: layout.entity, rootEntity: layout.rootEntityName, count: rows.count)
+        let references = try takeReferenceNumbers(rootEntity: layout.rootEntityName, count: rows.count)
         let ids = references.map { objectID(entity: layout.name, reference: $0) }
         try sqlite {
             try writer.writeTransaction {
@@ -18,12 +18,9 @@ extension SQLiteStore {
                     try insert.run([.integer(reference), number, .integer(1)] + mapping.writtenValues(of: row, entity: entity, columns: entity.writtenColumns))
                 }
                 if tracksPersistentHistory {
-                    var changes = ChangeSet()
-                    changes.author = author
-                    changes.contextName = contextName
-                    changes.inserted.reserveCapacity(rows.count)
-                    for (id, row) in zip(ids, rows) { changes.inserted[id] = row }
-                    try recordHistory(of: changes, details: HistoryDetails(), connection: writer)
+                    try recordHistory(
+                        HistoryChanges(inserted: ids), of: SaveHistory(author: author, contextName: contextName, updatedProperties: [:]),
+                        connection: writer)
                 }
                 try writeMetadataIfChanged()
             }

@@ -9,12 +9,21 @@ extension SQLiteStore {
     static let batchedToManyThreshold = 64
 
     func readRow(for id: ManagedObjectID, layout: EntityLayout, in snapshot: any IncrementalStoreSnapshot) throws -> Row? {
-        guard let snapshot = snapshot as? SQLiteReadSnapshot, let entity = mapping.entities[layout.name],
+        guard let snapshot = try readSnapshot(snapshot), let entity = mapping.entities[layout.name],
             let reference = referenceObject(for: id)
         else { return nil }
         return try sqlite {
             try snapshot.read { connection in try readRow(of: entity, reference: reference, connection: connection) }
         }
+    }
+
+    /// The read transaction a read runs in: the snapshot itself, or for a ``CurrentStateSnapshot``
+    /// (the store as it is now: what a save's history reads the row an update starts from in) a
+    /// read transaction begun for this read alone.
+    private func readSnapshot(_ snapshot: any IncrementalStoreSnapshot) throws -> SQLiteReadSnapshot? {
+        if let snapshot = snapshot as? SQLiteReadSnapshot { return snapshot }
+        guard snapshot is CurrentStateSnapshot else { return nil }
+        return try sqlite { try SQLiteReadSnapshot(pool: pool) }
     }
 
     /// One object's row as `connection` sees it.

@@ -2,34 +2,32 @@ import Foundation
 
 /// Writing a save: one write transaction (`BEGIN IMMEDIATE`), the rows written by the relational
 /// core (``RelationalSaveWriter``), persistent history and metadata in the same transaction.
-extension SQLiteStore {
-    func writeChanges(_ changes: ChangeSet) throws -> [ManagedObjectID: Int64] {
+extension SQLiteStore: RowSavingStore {
+    package func save(_ changes: RowChanges, recording history: SaveHistory?) throws -> [ManagedObjectID: Int64] {
         guard let writer else {
             throw PersistenceError(
                 .readOnlyStore, objectIDs: Array(changes.updated.keys) + Array(changes.inserted.keys), "the store \(identifier) is read-only")
         }
-        return try sqlite { try writer.writeTransaction { try write(changes, connection: writer) } }
+        return try sqlite { try writer.writeTransaction { try write(changes, recording: history, connection: writer) } }
     }
 
-    private func write(_ changes: ChangeSet, connection: SQLiteConnection) throws -> [ManagedObjectID: Int64] {
-        // What history records of the rows before they change: read in the save's transaction,
-        // before its first write.
-        var history = HistoryDetails()
-        if tracksPersistentHistory {
+    private func write(_ changes: RowChanges, recording history: SaveHistory?, connection: SQLiteConnection) throws -> [ManagedObjectID: Int64] {
+        // The tombstones history keeps of deleted objects: read in the save's transaction, before
+        // its first write.
+        var recorded = HistoryChanges()
+        if let history {
             for id in changes.deleted.keys {
                 guard let entity = mapping.entities[id.entityName], let reference = referenceObject(for: id) else { continue }
-                history.tombstones[id] = try tombstoneValues(of: entity, reference: reference, connection: connection)
+                recorded.deleted[id] = try tombstoneValues(of: entity, reference: reference, connection: connection) ?? []
             }
-            for (id, row) in changes.updated {
-                guard let entity = mapping.entities[id.entityName], let reference = referenceObject(for: id),
-                    let before = try changes.committed[id] ?? readRow(of: entity, reference: reference, connection: connection)
-                else { continue }
-                history.updatedProperties[id] = HistoryRecorder.changedProperties(from: .row(before), to: row, layout: entity.layout)
+            recorded.inserted = Array(changes.inserted.keys)
+            for id in changes.updated.keys where changes.inserted[id] == nil {
+                recorded.updated[id] = history.updatedProperties[id] ?? []
             }
         }
         let writer = RelationalSaveWriter(mapping: mapping, connection: SQLiteRelationalConnection(connection), store: self)
-        let versions = try writer.write(changes.rowChanges)
-        if tracksPersistentHistory { try recordHistory(of: changes, details: history, connection: connection) }
+        let versions = try writer.write(changes)
+        if let history { try recordHistory(recorded, of: history, connection: connection) }
         try writeMetadataIfChanged()
         return versions
     }

@@ -376,7 +376,7 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
     /// transaction of their own (as Core Data's `obtainPermanentIDs(for:)` does, before the
     /// save that uses them): numbers are never handed out twice, by this process or another,
     /// even when the save then fails.
-    override func makeReferenceNumbers(for entity: EntityDescription, rootEntity: String, count: Int) throws -> [Int64] {
+    func takeReferenceNumbers(rootEntity: String, count: Int) throws -> [Int64] {
         guard let writer else {
             throw PersistenceError(.readOnlyStore, "the store \(identifier) is read-only")
         }
@@ -409,22 +409,27 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
     /// How many reference numbers a store takes from `Z_PRIMARYKEY` at once.
     static let reservedBlock = 64
 
+    /// The IDs' permanent IDs, with the numbers of each hierarchy taken at once
+    /// (``takeReferenceNumbers(rootEntity:count:)``): the coordinator asks here for the numbers
+    /// of a save's new objects, as it asks any incremental store.
     public override func obtainPermanentIDs(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID] {
-        var result: [ManagedObjectID] = []
-        for id in objectIDs {
+        var layouts: [EntityLayout] = []
+        var positions: [String: [Int]] = [:]
+        layouts.reserveCapacity(objectIDs.count)
+        for (position, id) in objectIDs.enumerated() {
             guard let layout = managedObjectModel.layout(for: id.entityName) else {
                 throw PersistenceError(.unknownEntity, objectIDs: [id], "the model has no entity named '\(id.entityName)'")
             }
-            let reference = try makeReferenceNumbers(for: layout.entity, rootEntity: layout.rootEntityName, count: 1)[0]
-            result.append(newObjectID(for: layout.entity, referenceObject: reference))
+            layouts.append(layout)
+            positions[layout.rootEntityName, default: []].append(position)
+        }
+        var result = objectIDs
+        for (root, places) in positions {
+            for (place, reference) in zip(places, try takeReferenceNumbers(rootEntity: root, count: places.count)) {
+                result[place] = newObjectID(for: layouts[place].entity, referenceObject: reference)
+            }
         }
         return result
-    }
-
-    // MARK: Writing rows (SQLiteStore+Writing.swift)
-
-    override func commit(_ changes: ChangeSet) throws -> [ManagedObjectID: Int64] {
-        try writeChanges(changes)
     }
 
     // MARK: The contract's own reads, for callers of the public API

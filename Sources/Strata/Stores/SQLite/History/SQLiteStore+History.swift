@@ -7,11 +7,13 @@ import Logging
 extension SQLiteStore {
     private static let historyLogger = Logger(label: "strata.sqlite-store")
 
-    /// What a save records beyond its rows: the properties each update changed, and the
-    /// tombstone values of each deleted object, read before its row went.
-    struct HistoryDetails {
-        var updatedProperties: [ManagedObjectID: Set<String>] = [:]
-        var tombstones: [ManagedObjectID: [SQLValue]] = [:]
+    /// The objects one transaction of history records: those inserted, those updated with the
+    /// properties each changed, and those deleted with their tombstone values (read before their
+    /// rows went; empty when the entity keeps none).
+    struct HistoryChanges {
+        var inserted: [ManagedObjectID] = []
+        var updated: [ManagedObjectID: Set<String>] = [:]
+        var deleted: [ManagedObjectID: [SQLValue]] = [:]
     }
 
     // MARK: Tables
@@ -84,15 +86,14 @@ extension SQLiteStore {
         return values
     }
 
-    /// Records one save as a transaction with one change per object, in the save's own SQLite
-    /// transaction (§7).
-    func recordHistory(of changes: ChangeSet, details: HistoryDetails, connection: SQLiteConnection) throws {
+    /// Records one save (or batch request) as a transaction with one change per object, in the
+    /// save's own SQLite transaction (§7); `origin` says who saved.
+    func recordHistory(_ changes: HistoryChanges, of origin: SaveHistory, connection: SQLiteConnection) throws {
         let count = changes.inserted.count + changes.updated.count + changes.deleted.count
         guard count > 0 else { return }
-        let strings = try [
-            changes.historyAuthor, Bundle.main.bundleIdentifier, changes.historyContextName,
-            ProcessInfo.processInfo.processName,
-        ].map { try internHistoryString($0, connection: connection) }
+        let strings = try [origin.author, origin.bundleID, origin.contextName, origin.processID].map {
+            try internHistoryString($0, connection: connection)
+        }
         let transaction = try takeHistoryKeys(of: CoreDataHistorySchema.transactionEntity, count: 1, connection: connection)
         try connection.statement(
             "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP, ZQUERYGEN) "
@@ -117,13 +118,12 @@ extension SQLiteStore {
             try insert.run(values)
             key += 1
         }
-        for id in changes.inserted.keys.sorted(by: RelationalHistory.recordingOrder) { try record(id, .insert, columns: .null, tombstone: []) }
-        for id in changes.updated.keys.sorted(by: RelationalHistory.recordingOrder) where changes.inserted[id] == nil {
-            let bits = historySchema.columnBits(entity: id.entityName, changed: details.updatedProperties[id] ?? [])
-            try record(id, .update, columns: .blob(bits), tombstone: [])
+        for id in changes.inserted.sorted(by: RelationalHistory.recordingOrder) { try record(id, .insert, columns: .null, tombstone: []) }
+        for (id, properties) in changes.updated.sorted(by: { RelationalHistory.recordingOrder($0.key, $1.key) }) {
+            try record(id, .update, columns: .blob(historySchema.columnBits(entity: id.entityName, changed: properties)), tombstone: [])
         }
-        for id in changes.deleted.keys.sorted(by: RelationalHistory.recordingOrder) {
-            try record(id, .delete, columns: .null, tombstone: details.tombstones[id] ?? [])
+        for (id, tombstone) in changes.deleted.sorted(by: { RelationalHistory.recordingOrder($0.key, $1.key) }) {
+            try record(id, .delete, columns: .null, tombstone: tombstone)
         }
     }
 

@@ -55,7 +55,7 @@ extension SQLiteStoreMigration {
         var owners = OrderedOwners(destination: step.destination)
         func save(_ changes: ChangeSet) throws -> [ManagedObjectID: Int64] {
             do {
-                return try destination.writeChanges(changes)
+                return try destination.save(changes.rowChanges, recording: nil)
             } catch let error as PersistenceError where error.code == .constraintConflict {
                 throw MigrationError(.dataLoss, "\(step.name): constraint violation during attempted migration: \(error.message)")
             }
