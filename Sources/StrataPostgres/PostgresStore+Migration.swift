@@ -24,9 +24,12 @@ extension PostgresStore {
     static let lockTimeout = "60s"
 
     package static func migrateStore(
-        at url: URL, through steps: [MigrationStep], fillsMissingValues: Bool, isCancelled: @escaping @Sendable () -> Bool,
+        at url: URL, through steps: [MigrationStep], fillsMissingValues: Bool, backup: URL?, isCancelled: @escaping @Sendable () -> Bool,
         progress: @escaping @Sendable (MigrationProgress) -> Void
     ) throws -> [MigrationReport] {
+        guard backup == nil else {
+            throw PersistenceError(.incompatibleStore, "a PostgreSQL store is not a file: back it up with the server's tools (pg_dump), not a backup file")
+        }
         guard let last = steps.last else { return [] }
         do {
             return try migrate(at: url, through: steps, to: last, fillsMissingValues: fillsMissingValues, isCancelled: isCancelled, progress: progress)

@@ -37,4 +37,27 @@ import Testing
         let stored = try connection.scalar("SELECT ZTITLE || ' ' || ZPAGES || ' ' || Z_OPT FROM ZBOOK")
         #expect(stored == .text("Emma. 475 3"))
     }
+
+    /// Core Data keeps a store's changed metadata until the store is next saved, and a context's
+    /// save with nothing to save still reaches the stores: the SQLite store writes the metadata
+    /// then. A read-only store has nothing to write, and such a save succeeds.
+    @Test func aSaveWithNothingToSaveWritesChangedMetadata() async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), .sqlite)
+        let store = try #require(coordinator.persistentStores.first)
+        let url = try #require(store.url)
+        store.metadata["LastSync"] = .string("2026-11-26")
+        #expect(try SQLiteStore.metadataForPersistentStore(at: url)["LastSync"] == nil, "kept until a save")
+        try await backgroundContext(coordinator).perform { context in
+            let hasChanges = context.hasChanges
+            #expect(!hasChanges)
+            try context.save()
+        }
+        #expect(try SQLiteStore.metadataForPersistentStore(at: url)["LastSync"] == .string("2026-11-26"))
+
+        let reader = PersistentStoreCoordinator(managedObjectModel: try libraryModel())
+        try await reader.addPersistentStore(type: .sqlite, at: url, options: [PersistentStoreOption.readOnly: true])
+        reader.persistentStores[0].metadata["LastSync"] = .string("never written")
+        try await backgroundContext(reader).perform { try $0.save() }
+        #expect(try SQLiteStore.metadataForPersistentStore(at: url)["LastSync"] == .string("2026-11-26"))
+    }
 }

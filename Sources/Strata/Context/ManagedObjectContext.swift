@@ -22,10 +22,11 @@ import OrderedCollections
 /// Managed objects are not `Sendable`, so the compiler keeps them inside their context; pass
 /// ``ManagedObjectID``s between contexts.
 ///
-/// A context reads one generation of the store at a time: the one that was current at its
-/// first read. Other contexts' saves become visible when it saves, ``refresh(_:mergeChanges:)``es
-/// or ``reset()``s, so that a long read never sees half of a save (Core Data's query
-/// generations, here for every store).
+/// Each read (a fetch, a count, a fault) reads one immutable generation of the stores, so that
+/// it never sees half of a save: by default the latest, as Core Data's contexts do with no query
+/// generation; pinned with ``setQueryGenerationFrom(_:)`` `.current`, the one current then, until
+/// it is unpinned, saves, refreshes or resets (Core Data's query generations, here for every
+/// store).
 public actor ManagedObjectContext {
     /// The kinds of executor a context runs on.
     public enum ConcurrencyType: Sendable, Hashable {

@@ -47,13 +47,17 @@ extension PersistentStoreCoordinator {
     }
 
     /// A save with nothing to save, as Core Data still sends it: one empty save request to each
-    /// incremental store of the user's own (stores use it, for example, to flush). Strata's own
-    /// stores have nothing to do with one.
+    /// incremental store of the user's own (stores use it, for example, to flush); a store that
+    /// saves rows does what its ``RowSavingStore/saveWithoutChanges()`` says.
     nonisolated func sendEmptySave() throws {
         try executor.runSynchronously {
             try self.assumeIsolated { coordinator in
-                for store in coordinator.persistentStores.compactMap({ $0 as? IncrementalStore }) where !(store is any PackageIncrementalStore) {
-                    _ = try store.commit(ChangeSet())
+                for store in coordinator.persistentStores.compactMap({ $0 as? IncrementalStore }) {
+                    if let store = store as? any RowSavingStore {
+                        try store.saveWithoutChanges()
+                    } else {
+                        _ = try store.commit(ChangeSet())
+                    }
                 }
             }
         }

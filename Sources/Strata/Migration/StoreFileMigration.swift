@@ -11,14 +11,14 @@ package struct MigrationStep: Sendable {
 }
 
 /// Runs model steps on a store of a type Strata migrates: the binary store's streaming rewrite
-/// (``MigrationManager``), one step at a time; the SQLite store's migration in SQL, every step
-/// in one transaction; a store of another module of the package (the PostgreSQL store) by its
-/// own ``PackageIncrementalStore/migrateStore(at:through:fillsMissingValues:isCancelled:progress:)``.
+/// (``MigrationManager``), one step at a time; an atomic store's by loading it whole; a SQL
+/// store (SQLite, PostgreSQL) by its own
+/// ``PackageIncrementalStore/migrateStore(at:through:fillsMissingValues:backup:isCancelled:progress:)``.
 /// What migration on open and ``MigrationPlan`` share.
 package enum StoreFileMigration {
     /// Whether Strata migrates stores of `type`.
     static func canMigrate(_ type: StoreType) -> Bool {
-        type == .binary || type == .sqlite || inPlaceStoreClass(type) != nil || atomicStoreClass(type) != nil
+        type == .binary || inPlaceStoreClass(type) != nil || atomicStoreClass(type) != nil
     }
 
     /// The class of an atomic store type other than the binary store's (the XML store), which
@@ -30,8 +30,7 @@ package enum StoreFileMigration {
 
     /// The class of a store type that migrates itself in place, if `type` is one.
     static func inPlaceStoreClass(_ type: StoreType) -> (any PackageIncrementalStore.Type)? {
-        guard type != .sqlite else { return nil }
-        return PersistentStoreCoordinator.incrementalStoreClass(forStoreType: type) as? any PackageIncrementalStore.Type
+        PersistentStoreCoordinator.incrementalStoreClass(forStoreType: type) as? any PackageIncrementalStore.Type
     }
 
     /// The type of the store file at `url`: SQLite when it starts with SQLite's header, XML when
@@ -65,14 +64,6 @@ package enum StoreFileMigration {
                 reports.append(try await manager.migrateStore(at: url, mapping: step.mapping, backup: number == 0 ? backup : nil, progress: progress))
             }
             return reports
-        case .sqlite:
-            return try await onThreadOfItsOwn { isCancelled in
-                var migration = SQLiteStoreMigration(steps: steps)
-                migration.fillsMissingValues = fillsMissingValues
-                migration.isCancelled = isCancelled
-                migration.progress = progress
-                return try migration.migrateStore(at: url, backup: backup)
-            }
         case _ where atomicStoreClass(type) != nil:
             guard let storeClass = atomicStoreClass(type) else { return [] }
             return try await onThreadOfItsOwn { isCancelled in
@@ -86,12 +77,9 @@ package enum StoreFileMigration {
                     .incompatibleStore,
                     "Strata migrates binary, SQLite and atomic (XML) store files; a store of type \(type) needs a migrator of its own (PersistentStoreOption.migrator)")
             }
-            guard backup == nil else {
-                throw PersistenceError(.incompatibleStore, "a store of type \(type) is not a file: back it up with its server's tools, not a backup file")
-            }
             return try await onThreadOfItsOwn { isCancelled in
                 try storeClass.migrateStore(
-                    at: url, through: steps, fillsMissingValues: fillsMissingValues, isCancelled: isCancelled, progress: progress)
+                    at: url, through: steps, fillsMissingValues: fillsMissingValues, backup: backup, isCancelled: isCancelled, progress: progress)
             }
         }
     }

@@ -10,4 +10,12 @@ package protocol RowSavingStore: RowReadingStore {
     /// tracks persistent history), records the save as one transaction of persistent history in
     /// the same transaction of the store.
     func save(_ changes: RowChanges, recording history: SaveHistory?) throws -> [ManagedObjectID: Int64]
+
+    /// A save with nothing to save, which Core Data still sends to its stores: what the store
+    /// does then (the SQLite store writes its metadata if it changed). By default, nothing.
+    func saveWithoutChanges() throws
+}
+
+extension RowSavingStore {
+    package func saveWithoutChanges() throws {}
 }

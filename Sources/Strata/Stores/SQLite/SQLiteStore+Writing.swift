@@ -11,6 +11,12 @@ extension SQLiteStore: RowSavingStore {
         return try sqlite { try writer.writeTransaction { try write(changes, recording: history, connection: writer) } }
     }
 
+    /// Writes the metadata if it changed since it was last written (metadata changed while the
+    /// store is added waits for a save); a read-only store has nothing to write.
+    package func saveWithoutChanges() throws {
+        try sqlite { try writeMetadataIfChanged() }
+    }
+
     private func write(_ changes: RowChanges, recording history: SaveHistory?, connection: SQLiteConnection) throws -> [ManagedObjectID: Int64] {
         // The tombstones history keeps of deleted objects: read in the save's transaction, before
         // its first write.
