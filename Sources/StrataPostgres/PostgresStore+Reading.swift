@@ -110,7 +110,7 @@ extension PostgresStore {
     /// `nil` when it does not translate exactly.
     private func exactCondition(_ predicate: FetchPredicate?, for table: CoreDataTableMapping.Entity) -> (String, [SQLValue])? {
         guard let exact = SQLFetchCondition.exact(predicate, for: table, in: mapping, store: identifier, dialect: dialect) else { return nil }
-        return (SQLDialect.numberingPlaceholders(exact.sql, from: 2), exact.bindings)
+        return (exact.fragment.sql(in: dialect, firstParameter: 2), exact.fragment.bindings)
     }
 
     /// The nodes of ``rows(ofEntity:matching:in:)``, for the public contract.
@@ -146,9 +146,9 @@ extension PostgresStore {
             throw PersistenceError(.unknownEntity, "the store has no table for the entity '\(entity.name)'")
         }
         let condition = predicate.flatMap { SQLFetchCondition.compile($0, for: table, in: mapping, store: identifier, dialect: dialect) }
-        let sql = condition.map { SQLDialect.numberingPlaceholders($0.sql, from: 2) } ?? "TRUE"
+        let sql = condition.map { $0.fragment.sql(in: dialect, firstParameter: 2) } ?? "TRUE"
         return try read(snapshot) { connection in
-            try rows(of: table, where: sql, condition?.bindings ?? [], wholeEntity: condition == nil, connection: connection)
+            try rows(of: table, where: sql, condition?.fragment.bindings ?? [], wholeEntity: condition == nil, connection: connection)
         }
     }
 

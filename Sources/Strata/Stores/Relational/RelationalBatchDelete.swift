@@ -64,10 +64,10 @@ package struct RelationalBatchDelete {
         try clear(connection)
         let (pk, ent) = (dialect.column("Z_PK", of: "t"), dialect.column("Z_ENT", of: "t"))
         for (entity, condition) in selections {
-            try connection.write(
-                dialect.numberingQuestionMarks(
-                    "INSERT INTO \(deleted) SELECT \(pk), \(ent) FROM \(dialect.table(entity.table)) t WHERE \(ent) = ? AND (\(condition.sql))"),
-                [.integer(Int64(entity.number))] + condition.bindings, object: nil)
+            let statement: SQLFragment =
+                "INSERT INTO \(deleted) SELECT \(pk), \(ent) FROM \(dialect.table(entity.table)) t "
+                + "WHERE \(ent) = \(bound: .integer(Int64(entity.number))) AND (\(condition.fragment))"
+            try connection.write(statement.sql(in: dialect), statement.bindings, object: nil)
         }
         // Refused as the general path refuses it, before anything is written.
         for nullify in nullifies {

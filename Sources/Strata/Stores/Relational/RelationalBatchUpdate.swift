@@ -9,13 +9,12 @@ package struct RelationalBatchUpdate {
     /// One attribute assignment, as SQL: `column = ?` or `column = column <op> ?`.
     private struct Assignment {
         let column: String
-        let sql: String
-        let bindings: [SQLValue]
+        /// `column = …`.
+        let set: SQLFragment
         /// The SQL that is true where the assignment changes the row (rows it would not change
         /// are not touched, as on the general path), and whether a NULL there must stop the
         /// native path (arithmetic on no value fails on the general path).
-        let changes: String
-        let changeBindings: [SQLValue]
+        let changes: SQLFragment
         let failsOnNull: Bool
     }
 
@@ -55,33 +54,30 @@ package struct RelationalBatchUpdate {
     /// changed, or `nil` when an arithmetic assignment meets no value (nothing was written: the
     /// general path judges it).
     package func run(on connection: some RelationalConnection) throws -> [ManagedObjectID]? {
-        func scope(_ entity: CoreDataTableMapping.Entity, _ condition: SQLFetchCondition) -> (String, [SQLValue]) {
-            ("\(dialect.column("Z_ENT", of: "t")) = ? AND (\(condition.sql))", [SQLValue.integer(Int64(entity.number))] + condition.bindings)
+        func scope(_ entity: CoreDataTableMapping.Entity, _ condition: SQLFetchCondition) -> SQLFragment {
+            "\(dialect.column("Z_ENT", of: "t")) = \(bound: .integer(Int64(entity.number))) AND (\(condition.fragment))"
         }
         // Every entity is checked before any is written: the general path then starts from the
         // store as it was.
         for (entity, condition, assignments) in plans {
-            let (scope, scopeBindings) = scope(entity, condition)
+            let scope = scope(entity, condition)
             for assignment in assignments where assignment.failsOnNull {
                 var null = false
-                try connection.forEachRow(
-                    dialect.numberingQuestionMarks(
-                        "SELECT EXISTS (SELECT 1 FROM \(dialect.table(entity.table)) t WHERE \(scope) AND \(dialect.column(assignment.column, of: "t")) IS NULL)"),
-                    scopeBindings
-                ) { null = $0.first?.integerValue == 1 }
+                let check: SQLFragment =
+                    "SELECT EXISTS (SELECT 1 FROM \(dialect.table(entity.table)) t WHERE \(scope) AND \(dialect.column(assignment.column, of: "t")) IS NULL)"
+                try connection.forEachRow(check.sql(in: dialect), check.bindings) { null = $0.first?.integerValue == 1 }
                 if null { return nil }
             }
         }
         var changed: [ManagedObjectID] = []
         for (entity, condition, assignments) in plans {
-            let (scope, scopeBindings) = scope(entity, condition)
             let version = dialect.column("Z_OPT")
-            let sets = (["\(version) = \(version) + 1"] + assignments.map(\.sql)).joined(separator: ", ")
-            let changes = assignments.map { "(\($0.changes))" }.joined(separator: " OR ")
-            let sql = "UPDATE \(dialect.table(entity.table)) AS t SET \(sets) WHERE \(scope) AND (\(changes)) RETURNING \(dialect.column("Z_PK"))"
-            let bindings = assignments.flatMap(\.bindings) + scopeBindings + assignments.flatMap(\.changeBindings)
+            let sets = SQLFragment.joined(["\(version) = \(version) + 1"] + assignments.map(\.set), separator: ", ")
+            let changes = SQLFragment.joined(assignments.map { "(\($0.changes))" }, separator: " OR ")
+            let update: SQLFragment =
+                "UPDATE \(dialect.table(entity.table)) AS t SET \(sets) WHERE \(scope(entity, condition)) AND (\(changes)) RETURNING \(dialect.column("Z_PK"))"
             let space = ObjectIDSpace.make(store: store, entityName: entity.layout.name)
-            try connection.forEachRow(dialect.numberingQuestionMarks(sql), bindings) { row in
+            try connection.forEachRow(update.sql(in: dialect), update.bindings) { row in
                 if let key = row.first?.integerValue { changed.append(ManagedObjectID(space: space, number: key)) }
             }
         }
@@ -103,8 +99,7 @@ package struct RelationalBatchUpdate {
             let converted = try constant.flatMap { try BatchExecution.convert($0, to: attribute, entity: entity.layout.name, place: "a batch update") }
             let encoded = CoreDataColumnValues.encode(converted, for: attribute)
             return Assignment(
-                column: column.column, sql: "\(set) = ?", bindings: [encoded], changes: "\(current)\(dialect.isDistinctFrom)?",
-                changeBindings: [encoded], failsOnNull: false)
+                column: column.column, set: "\(set) = \(bound: encoded)", changes: "\(current)\(dialect.isDistinctFrom)\(bound: encoded)", failsOnNull: false)
         case .expression(let expression):
             // Arithmetic on a Double attribute and a number: SQL's REAL arithmetic is the evaluator's.
             guard attribute.type == .double, case .binary(let op, .key(.evaluatedObject, let name), .constant(let constant)) = expression,
@@ -117,9 +112,8 @@ package struct RelationalBatchUpdate {
             default: return nil
             }
             return Assignment(
-                column: column.column, sql: "\(set) = \(current) \(op) ?", bindings: [.real(number)],
-                changes: "\(current) \(op) ?\(dialect.isDistinctFrom)\(current)",
-                changeBindings: [.real(number)], failsOnNull: true)
+                column: column.column, set: "\(set) = \(current) \(op) \(bound: .real(number))",
+                changes: "\(current) \(op) \(bound: .real(number))\(dialect.isDistinctFrom)\(current)", failsOnNull: true)
         }
     }
 }

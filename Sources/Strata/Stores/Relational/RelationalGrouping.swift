@@ -84,11 +84,12 @@ package struct RelationalGrouping {
         guard let ordering = columns.ordering(sort) else { return nil }
         let groupColumns = groupBy.compactMap { keyColumns[$0]?.sql }
         let (pk, ent) = (dialect.column("Z_PK", of: "t"), dialect.column("Z_ENT", of: "t"))
-        sql = dialect.numberingQuestionMarks(
+        let statement: SQLFragment =
             "SELECT \(selected.joined(separator: ", ")) FROM \(dialect.table(entity.table)) t \(columns.joins.joined(separator: " ")) "
-                + "WHERE \(ent) = ? AND (\(condition.sql)) GROUP BY \(groupColumns.joined(separator: ", ")) "
-                + "ORDER BY \((ordering + ["min(\(pk))"]).joined(separator: ", "))")
-        bindings = [.integer(Int64(entity.number))] + condition.bindings
+            + "WHERE \(ent) = \(bound: .integer(Int64(entity.number))) AND (\(condition.fragment)) GROUP BY \(groupColumns.joined(separator: ", ")) "
+            + "ORDER BY \((ordering + ["min(\(pk))"]).joined(separator: ", "))"
+        sql = statement.sql(in: dialect)
+        bindings = statement.bindings
         self.outputs = outputs
     }
 

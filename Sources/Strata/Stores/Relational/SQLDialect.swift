@@ -88,33 +88,4 @@ package struct SQLDialect: Sendable {
     package func column(_ name: String, of alias: String) -> String {
         alias + "." + column(name)
     }
-
-    /// `sql`, whose parameters are written `?` (as ``SQLFetchCondition`` writes them), in this
-    /// dialect: as it is in SQLite, numbered `$1`… in PostgreSQL.
-    package func numberingQuestionMarks(_ sql: String) -> String {
-        placeholder(1) == "?" ? sql : Self.numberingPlaceholders(sql, from: 1)
-    }
-
-    /// `sql` with each `?` placeholder numbered, `$first`, `$first + 1`…, for PostgreSQL; a `?`
-    /// inside a quoted name or a string literal is left as it is.
-    package static func numberingPlaceholders(_ sql: String, from first: Int) -> String {
-        var result = ""
-        var number = first
-        var quote: Character?
-        for character in sql {
-            if let open = quote {
-                if character == open { quote = nil }  // a doubled quote closes and opens again
-                result.append(character)
-            } else if character == "\"" || character == "'" {
-                quote = character
-                result.append(character)
-            } else if character == "?" {
-                result += "$\(number)"
-                number += 1
-            } else {
-                result.append(character)
-            }
-        }
-        return result
-    }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// A fetch predicate compiled, for one entity of a Core Data SQLite store (or of the PostgreSQL
 /// store, which keeps the same tables: see ``SQLDialect``), into a SQL condition on its table
-/// (as `t`), with bound parameters (`?`): no value is ever spliced into the SQL.
+/// (as `t`), as a ``SQLFragment``: every value is a bound parameter, never spliced into the SQL.
 ///
 /// What translates: comparisons of an attribute, or of an attribute reached through relationships
 /// (to-ones by their keys, to-manys as `EXISTS` subqueries, with `ANY`, `ALL` or `NONE`), with a
@@ -25,15 +25,18 @@ import Foundation
 /// left with a fraction in an integer column (its lightweight migration copies values as they
 /// are) compares in SQL as stored, while reading the object truncates it.
 package struct SQLFetchCondition {
-    package var sql: String
-    package var bindings: [SQLValue]
+    /// The condition's SQL and parameters.
+    package var fragment: SQLFragment
     /// Whether the condition selects exactly what the predicate does.
     package var isExact: Bool
+    /// For a condition that is a constant (`TRUEPREDICATE`, `FALSEPREDICATE`, or none given):
+    /// its value, so that a reader can skip the query or the clause.
+    package var constantValue: Bool?
 
-    init(sql: String, bindings: [SQLValue], isExact: Bool) {
-        self.sql = sql
-        self.bindings = bindings
+    init(_ fragment: SQLFragment, isExact: Bool, constantValue: Bool? = nil) {
+        self.fragment = fragment
         self.isExact = isExact
+        self.constantValue = constantValue
     }
 
     /// The condition for `predicate` on `entity`'s rows; `nil` when nothing of it translates.
@@ -56,7 +59,7 @@ package struct SQLFetchCondition {
     }
 
     static func constant(_ value: Bool, _ dialect: SQLDialect = .sqlite) -> SQLFetchCondition {
-        SQLFetchCondition(sql: value ? dialect.alwaysTrue : dialect.alwaysFalse, bindings: [], isExact: true)
+        SQLFetchCondition("\(value ? dialect.alwaysTrue : dialect.alwaysFalse)", isExact: true, constantValue: value)
     }
 }
 
@@ -93,15 +96,14 @@ extension SQLFetchCondition {
             case .not(let inner):
                 // Only an exact condition can be negated: a wider one would negate to a narrower.
                 guard let part = condition(inner, entity: entity, alias: alias), part.isExact else { return nil }
-                return SQLFetchCondition(sql: "NOT (\(part.sql))", bindings: part.bindings, isExact: true)
+                return SQLFetchCondition("NOT (\(part.fragment))", isExact: true)
             case .comparison(let comparison):
                 return self.comparison(comparison, entity: entity, alias: alias)
             }
         }
 
         private func joined(_ parts: [SQLFetchCondition], by connective: String, exact: Bool) -> SQLFetchCondition {
-            SQLFetchCondition(
-                sql: parts.map { "(\($0.sql))" }.joined(separator: " \(connective) "), bindings: parts.flatMap(\.bindings), isExact: exact)
+            SQLFetchCondition(.joined(parts.map { "(\($0.fragment))" }, separator: " \(connective) "), isExact: exact)
         }
 
         private mutating func comparison(
@@ -153,14 +155,13 @@ extension SQLFetchCondition {
             }
             guard let symbol = Self.symbol(op), let (from, inner, destination) = targets(of: path, entity: entity, alias: alias) else { return nil }
             guard let (variable, predicate) = filter else {
-                return SQLFetchCondition(sql: "(SELECT count(*) \(from)) \(symbol) ?", bindings: [bound], isExact: true)
+                return SQLFetchCondition("(SELECT count(*) \(from)) \(symbol) \(bound: bound)", isExact: true)
             }
             let outer = element
             element = variable
             defer { element = outer }
             guard let matching = condition(predicate, entity: destination, alias: inner), matching.isExact else { return nil }
-            return SQLFetchCondition(
-                sql: "(SELECT count(*) \(from) AND (\(matching.sql))) \(symbol) ?", bindings: matching.bindings + [bound], isExact: true)
+            return SQLFetchCondition("(SELECT count(*) \(from) AND (\(matching.fragment))) \(symbol) \(bound: bound)", isExact: true)
         }
 
         /// `relationship.@sum.key` (or `@avg`, `@min`, `@max`) against a constant: the aggregate
@@ -176,20 +177,20 @@ extension SQLFetchCondition {
                 let position = destination.attributes.firstIndex(where: { $0.attribute.name == key })
             else { return nil }
             let type = destination.attributeTypes[position]
+            let column = dialect.column(destination.attributes[position].column, of: inner)
             let (expression, resultType): (String, AttributeType)
             switch function {
             case "sum", "avg":
                 guard dialect.hasEvaluatorFunctions, RelationalJoinedColumns.summable.contains(type) else { return nil }
-                (expression, resultType) = ("strata_\(function)(?1, '\(type.rawValue)')", .double)
+                (expression, resultType) = ("strata_\(function)(\(column), '\(type.rawValue)')", .double)
             case "min", "max":
                 // Booleans are stored as any number, which SQL would order as numbers.
                 guard RelationalJoinedColumns.sortable.contains(type), type != .boolean, type != .string || dialect.textOrdering.isEmpty else { return nil }
-                (expression, resultType) = ("\(function)(?1)", type)
+                (expression, resultType) = ("\(function)(\(column))", type)
             default:
                 return nil
             }
-            let column = dialect.column(destination.attributes[position].column, of: inner)
-            let subquery = "(SELECT \(expression.replacingOccurrences(of: "?1", with: column)) \(from))"
+            let subquery = "(SELECT \(expression) \(from))"
             return Self.attribute(subquery, resultType, op, constant, options, dialect)?.0
         }
 
@@ -284,13 +285,13 @@ extension SQLFetchCondition {
                 guard let condition = keyPath(rest, entity: destination, alias: inner, quantifier: .any, crossed: &crossed, atom) else { return nil }
                 switch quantifier {
                 case .direct, .any:
-                    return SQLFetchCondition(sql: "EXISTS (SELECT 1 \(from) AND (\(condition.sql)))", bindings: condition.bindings, isExact: condition.isExact)
+                    return SQLFetchCondition("EXISTS (SELECT 1 \(from) AND (\(condition.fragment)))", isExact: condition.isExact)
                 case .none:
                     guard condition.isExact else { return nil }
-                    return SQLFetchCondition(sql: "NOT EXISTS (SELECT 1 \(from) AND (\(condition.sql)))", bindings: condition.bindings, isExact: true)
+                    return SQLFetchCondition("NOT EXISTS (SELECT 1 \(from) AND (\(condition.fragment)))", isExact: true)
                 case .all:
                     guard condition.isExact else { return nil }
-                    return SQLFetchCondition(sql: "NOT EXISTS (SELECT 1 \(from) AND NOT (\(condition.sql)))", bindings: condition.bindings, isExact: true)
+                    return SQLFetchCondition("NOT EXISTS (SELECT 1 \(from) AND NOT (\(condition.fragment)))", isExact: true)
                 }
             }
             if rest.isEmpty {
@@ -319,10 +320,10 @@ extension SQLFetchCondition {
             // A missing target gives the key path no value: the comparison then holds as it does on nil.
             let numbers = destination.number...(destination.number + max(0, destination.layout.hierarchyNames.count - 1))
             let foreignKey = dialect.column(toOne.column, of: alias)
-            var sql = "\(foreignKey) IN (SELECT \(dialect.column("Z_PK", of: inner)) FROM \(dialect.table(destination.table)) \(inner) "
-                + "WHERE \(dialect.column("Z_ENT", of: inner)) BETWEEN \(numbers.lowerBound) AND \(numbers.upperBound) AND (\(condition.sql)))"
+            var sql: SQLFragment = "\(foreignKey) IN (SELECT \(dialect.column("Z_PK", of: inner)) FROM \(dialect.table(destination.table)) \(inner) "
+                + "WHERE \(dialect.column("Z_ENT", of: inner)) BETWEEN \(numbers.lowerBound) AND \(numbers.upperBound) AND (\(condition.fragment)))"
             if nullMatches { sql = "(\(foreignKey) IS NULL OR \(sql))" }
-            return SQLFetchCondition(sql: sql, bindings: condition.bindings, isExact: condition.isExact)
+            return SQLFetchCondition(sql, isExact: condition.isExact)
         }
 
         /// A to-one relationship against an object (its ID) or `nil`.
@@ -331,15 +332,15 @@ extension SQLFetchCondition {
             mapping: CoreDataTableMapping, store: String, _ dialect: SQLDialect
         ) -> (SQLFetchCondition, nullMatches: Bool)? {
             switch (op, constant) {
-            case (.equal, .null): return (SQLFetchCondition(sql: "\(column) IS NULL", bindings: [], isExact: true), true)
-            case (.notEqual, .null): return (SQLFetchCondition(sql: "\(column) IS NOT NULL", bindings: [], isExact: true), false)
+            case (.equal, .null): return (SQLFetchCondition("\(column) IS NULL", isExact: true), true)
+            case (.notEqual, .null): return (SQLFetchCondition("\(column) IS NOT NULL", isExact: true), false)
             case (.equal, .objectID(let id)):
                 // An object of another store, or of no entity the relationship reaches, is none of these.
                 guard id.persistentStoreIdentifier == store, let reference = id.referenceNumber,
                     let number = mapping.entities[id.entityName]?.number, toOne.destinationNumbers.contains(number)
                 else { return (.constant(false, dialect), false) }
                 // Equal keys name the same row; that its entity is the ID's is checked in memory.
-                return (SQLFetchCondition(sql: "(\(column) IS NOT NULL AND \(column) = ?)", bindings: [.integer(reference)], isExact: false), false)
+                return (SQLFetchCondition("(\(column) IS NOT NULL AND \(column) = \(bound: .integer(reference)))", isExact: false), false)
             default:
                 return nil
             }
@@ -353,15 +354,15 @@ extension SQLFetchCondition {
         ) -> (SQLFetchCondition, nullMatches: Bool)? {
             if case .null = constant {
                 switch op {
-                case .equal: return (SQLFetchCondition(sql: "\(column) IS NULL", bindings: [], isExact: true), true)
-                case .notEqual: return (SQLFetchCondition(sql: "\(column) IS NOT NULL", bindings: [], isExact: true), false)
+                case .equal: return (SQLFetchCondition("\(column) IS NULL", isExact: true), true)
+                case .notEqual: return (SQLFetchCondition("\(column) IS NOT NULL", isExact: true), false)
                 default: return nil
                 }
             }
             if type == .string, case .string(let text) = constant {
                 if options.isEmpty, let symbol = symbol(op) {
                     let ordered = op == .equal || op == .notEqual ? column : column + dialect.textOrdering
-                    return compared(ordered, symbol, op, [.text(text)], nullColumn: column)
+                    return compared(ordered, symbol, op, .text(text), nullColumn: column)
                 }
                 guard dialect.hasEvaluatorFunctions else { return nil }
                 // The evaluator's own comparison: `BEGINSWITH`, `LIKE`, `MATCHES`, `[cd]`…
@@ -372,48 +373,48 @@ extension SQLFetchCondition {
                 // every store gives (in SQL it would be the database's error).
                 if op == .matches, (try? PatternCache().matches("", regex: text, options: options)) == nil { return nil }
                 if op == .like, (try? PatternCache().matches("", like: text, options: options)) == nil { return nil }
-                let sql = "strata_compare(?, \(options.rawValue), \(column), ?)"
+                let sql: SQLFragment = "strata_compare(\(bound: .text(op.rawValue)), \(options.rawValue), \(column), \(bound: .text(text)))"
                 let nullMatches = op == .notEqual
-                return (SQLFetchCondition(sql: nullMatches ? "(\(column) IS NULL OR \(sql))" : "(\(column) IS NOT NULL AND \(sql))",
-                                             bindings: [.text(op.rawValue), .text(text)], isExact: true), nullMatches)
+                return (SQLFetchCondition(nullMatches ? "(\(column) IS NULL OR \(sql))" : "(\(column) IS NOT NULL AND \(sql))", isExact: true), nullMatches)
             }
             if op == .in, case .collection(let elements) = constant {
                 let values = elements.map { bound($0, for: type) }
                 guard values.allSatisfy({ $0 != nil }) else { return nil }
                 let present = values.compactMap { $0 }.filter { $0 != .null }
                 let wantsNil = values.contains { $0 == .null }
-                var sql = present.isEmpty ? dialect.alwaysFalse : "(\(column) IS NOT NULL AND \(column) IN (\(present.map { _ in "?" }.joined(separator: ", "))))"
+                let list = SQLFragment.joined(present.map { "\(bound: $0)" }, separator: ", ")
+                var sql: SQLFragment = present.isEmpty ? "\(dialect.alwaysFalse)" : "(\(column) IS NOT NULL AND \(column) IN (\(list)))"
                 if wantsNil { sql = "(\(column) IS NULL OR \(sql))" }
-                return (SQLFetchCondition(sql: sql, bindings: present, isExact: true), wantsNil)
+                return (SQLFetchCondition(sql, isExact: true), wantsNil)
             }
             if op == .between, case .collection(let bounds) = constant, bounds.count == 2,
                 let lower = bound(bounds[0], for: type), let upper = bound(bounds[1], for: type), lower != .null, upper != .null,
                 type != .boolean
             {
                 let ordered = type == .string ? column + dialect.textOrdering : column
-                return (SQLFetchCondition(
-                    sql: "(\(column) IS NOT NULL AND \(ordered) >= ? AND \(ordered) <= ?)", bindings: [lower, upper], isExact: true), false)
+                return (SQLFetchCondition("(\(column) IS NOT NULL AND \(ordered) >= \(bound: lower) AND \(ordered) <= \(bound: upper))", isExact: true), false)
             }
             guard let symbol = symbol(op), let value = bound(constant, for: type), value != .null else { return nil }
             if type == .boolean {
                 // Stored as Core Data stores it, any number: true unless 0.
                 guard op == .equal || op == .notEqual, case .integer(let number) = value else { return nil }
                 let truth = dialect.comparisonsAreNumbers ? "(\(column) <> 0)" : "(CASE WHEN \(column) <> 0 THEN 1 ELSE 0 END)"
-                return compared(truth, symbol, op, [.integer(number == 0 ? 0 : 1)], nullColumn: column, exactOnlyFor: number == 0 || number == 1)
+                return compared(truth, symbol, op, .integer(number == 0 ? 0 : 1), nullColumn: column, exactOnlyFor: number == 0 || number == 1)
             }
             if type == .uuid, op != .equal, op != .notEqual { return nil }
-            if type == .string, op != .equal, op != .notEqual { return compared(column + dialect.textOrdering, symbol, op, [value], nullColumn: column) }
-            return compared(column, symbol, op, [value])
+            if type == .string, op != .equal, op != .notEqual { return compared(column + dialect.textOrdering, symbol, op, value, nullColumn: column) }
+            return compared(column, symbol, op, value)
         }
 
-        /// `column <symbol> ?`, two-valued: a NULL column matches `!=` only.
+        /// `column <symbol> value`, two-valued: a NULL column matches `!=` only.
         private static func compared(
-            _ expression: String, _ symbol: String, _ op: FetchPredicate.Operator, _ bindings: [SQLValue], nullColumn: String? = nil,
+            _ expression: String, _ symbol: String, _ op: FetchPredicate.Operator, _ value: SQLValue, nullColumn: String? = nil,
             exactOnlyFor exact: Bool = true
         ) -> (SQLFetchCondition, nullMatches: Bool) {
             let column = nullColumn ?? expression
-            let sql = op == .notEqual ? "(\(column) IS NULL OR \(expression) \(symbol) ?)" : "(\(column) IS NOT NULL AND \(expression) \(symbol) ?)"
-            return (SQLFetchCondition(sql: sql, bindings: bindings, isExact: exact), op == .notEqual)
+            let sql: SQLFragment = op == .notEqual
+                ? "(\(column) IS NULL OR \(expression) \(symbol) \(bound: value))" : "(\(column) IS NOT NULL AND \(expression) \(symbol) \(bound: value))"
+            return (SQLFetchCondition(sql, isExact: exact), op == .notEqual)
         }
 
         private static func symbol(_ op: FetchPredicate.Operator) -> String? {

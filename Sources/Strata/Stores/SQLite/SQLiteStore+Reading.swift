@@ -50,7 +50,7 @@ extension SQLiteStore {
     ) throws -> [(reference: Int64, row: Row)] {
         guard let entity = mapping.entities[layout.name] else { return [] }
         let condition = predicate.flatMap { SQLFetchCondition.compile($0, for: entity, in: mapping, store: identifier) }
-        if condition?.sql == "0" { return [] }
+        if condition?.constantValue == false { return [] }
         return try readRows(of: entity, where: condition, ordering: "t.Z_PK", window: nil, in: snapshot)
     }
 
@@ -60,10 +60,9 @@ extension SQLiteStore {
         of layout: EntityLayout, references: [Int64], in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)] {
         guard let entity = mapping.entities[layout.name] else { return [] }
-        let placeholders = Array(repeating: "?", count: ReferenceChunks.size).joined(separator: ", ")
         var rows: [(reference: Int64, row: Row)] = []
         for chunk in ReferenceChunks.padded(references) {
-            let condition = SQLFetchCondition(sql: "t.Z_PK IN (\(placeholders))", bindings: chunk, isExact: true)
+            let condition = SQLFetchCondition("t.Z_PK IN (\(SQLFragment.joined(chunk.map { "\(bound: $0)" }, separator: ", ")))", isExact: true)
             rows += try readRows(of: entity, where: condition, ordering: "t.Z_PK", window: nil, in: snapshot)
         }
         return rows
@@ -80,7 +79,7 @@ extension SQLiteStore {
         var columns = RelationalJoinedColumns(mapping: mapping, root: entity, dialect: .sqlite)
         guard let ordering = columns.ordering(sort) else { return nil }
         return try readRows(
-            of: entity, where: condition.sql == "1" ? nil : condition, ordering: (ordering + ["t.Z_PK"]).joined(separator: ", "),
+            of: entity, where: condition.constantValue == true ? nil : condition, ordering: (ordering + ["t.Z_PK"]).joined(separator: ", "),
             joining: columns.joins, window: (offset, limit), in: snapshot)
     }
 
@@ -91,9 +90,9 @@ extension SQLiteStore {
         else { return nil }
         return try sqlite {
             try snapshot.read { connection in
-                let count = try connection.scalar(
-                    "SELECT count(*) FROM \(entity.table) t WHERE t.Z_ENT = ? AND (\(condition.sql))",
-                    [.integer(Int64(entity.number))] + condition.bindings)
+                let statement: SQLFragment =
+                    "SELECT count(*) FROM \(entity.table) t WHERE t.Z_ENT = \(bound: .integer(Int64(entity.number))) AND (\(condition.fragment))"
+                let count = try connection.scalar(statement.sql(in: .sqlite), statement.bindings)
                 guard case .integer(let number)? = count else { return nil }
                 return Int(number)
             }
@@ -111,8 +110,9 @@ extension SQLiteStore {
         window: (offset: Int, limit: Int)?, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)] {
         guard let snapshot = snapshot as? SQLiteReadSnapshot else { return [] }
-        var sql = entity.select(where: "t.Z_ENT = ?" + (condition.map { " AND (\($0.sql))" } ?? ""), extraJoins: joins) + " ORDER BY \(ordering)"
-        var bindings = [SQLValue.integer(Int64(entity.number))] + (condition?.bindings ?? [])
+        let scope: SQLFragment = "t.Z_ENT = \(bound: .integer(Int64(entity.number)))" + (condition.map { " AND (\($0.fragment))" } ?? "")
+        var sql = entity.select(where: scope.sql(in: .sqlite), extraJoins: joins) + " ORDER BY \(ordering)"
+        var bindings = scope.bindings
         if let window {
             sql += " LIMIT ? OFFSET ?"
             bindings += [.integer(window.limit > 0 ? Int64(window.limit) : -1), .integer(Int64(window.offset))]

@@ -76,7 +76,7 @@ extension SQLiteStoreMigration {
             while true {
                 if isCancelled() { throw MigrationError(.cancelled, "the migration was cancelled; the store is unchanged") }
                 let chunk = try source.readRows(
-                    of: mapped, where: SQLFetchCondition(sql: "t.Z_PK > ?", bindings: [.integer(last)], isExact: true),
+                    of: mapped, where: SQLFetchCondition("t.Z_PK > \(bound: .integer(last))", isExact: true),
                     ordering: "t.Z_PK", window: (0, Self.rowChunk), in: snapshot)
                 guard let end = chunk.last?.reference else { break }
                 try write(try rows.map(entity, chunk, progress: progress))
