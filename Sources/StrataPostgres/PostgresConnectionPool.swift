@@ -88,7 +88,7 @@ final class PostgresConnectionPool: Sendable {
         guard known.count < Self.preparedPerConnection else { return nil }
         let statement: PreparedQuery
         do {
-            statement = try connection.prepare(query: sql).wait()
+            statement = try connection.waitUnlessClosed(connection.prepare(query: sql))
         } catch {
             throw PostgresSQL.storeError(error, doing: "a statement could not be prepared")
         }

@@ -145,7 +145,7 @@ extension PostgresConnection {
     func forEachRow(_ sql: String, _ values: [SQLValue], logger: Logger, _ body: @escaping @Sendable (PostgresRow) throws -> Void) throws {
         guard !isClosed else { throw PostgresStoreError(.unreachable, "the connection to the server is closed") }
         do {
-            _ = try query(PostgresQuery(unsafeSQL: sql, binds: PostgresSQL.bindings(values)), logger: logger, body).wait()
+            _ = try waitUnlessClosed(query(PostgresQuery(unsafeSQL: sql, binds: PostgresSQL.bindings(values)), logger: logger, body))
         } catch {
             throw PostgresSQL.storeError(error, doing: "a statement failed")
         }
@@ -158,7 +158,7 @@ extension PostgresConnection {
     ) throws {
         guard !isClosed else { throw PostgresStoreError(.unreachable, "the connection to the server is closed") }
         do {
-            try statement.execute(values.map(PostgresSQL.data), body).wait()
+            try waitUnlessClosed(statement.execute(values.map(PostgresSQL.data), body))
         } catch {
             throw PostgresSQL.storeError(error, doing: "a statement failed")
         }
@@ -173,7 +173,7 @@ extension PostgresConnection {
     private func result(_ sql: String, _ bindings: PostgresBindings, logger: Logger) throws -> PostgresQueryResult {
         guard !isClosed else { throw PostgresStoreError(.unreachable, "the connection to the server is closed") }
         do {
-            return try query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait()
+            return try waitUnlessClosed(query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger))
         } catch {
             throw PostgresSQL.storeError(error, doing: "a statement failed")
         }
@@ -224,7 +224,7 @@ struct PipelinedStatements {
         for (result, object) in pending {
             let changed: Int
             do {
-                changed = try result.wait().metadata.rows ?? 0
+                changed = try connection.waitUnlessClosed(result).metadata.rows ?? 0
             } catch {
                 throw PostgresSQL.storeError(error, doing: "a statement failed")
             }

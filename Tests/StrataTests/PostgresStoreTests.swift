@@ -46,6 +46,29 @@ struct PostgresStoreTests {
         }
     }
 
+    /// A database that goes away gives a typed error, never a hang: a statement the driver never
+    /// answers (postgres-nio can lose one written just as its connection closes) ends its
+    /// synchronous wait with `.unreachable` when the connection closes.
+    @Test func aWaitEndsWhenItsConnectionCloses() async throws {
+        let url = try await PostgresTestServer.newStoreURL()
+        let connection = try await PostgresConnection.connect(
+            configuration: try PostgresLocation(url: url).configuration(), id: 9, logger: Logger(label: "strata.tests.waits"))
+        let answered = connection.eventLoop.makePromise(of: Int.self)
+        connection.eventLoop.scheduleTask(in: .milliseconds(20)) { answered.succeed(7) }
+        #expect(try connection.waitUnlessClosed(answered.futureResult) == 7, "an answer that comes is returned")
+
+        let unanswered = connection.eventLoop.makePromise(of: Int.self)
+        connection.eventLoop.scheduleTask(in: .milliseconds(20)) { _ = connection.close() as EventLoopFuture<Void> }
+        let error = #expect(throws: PostgresStoreError.self) { try connection.waitUnlessClosed(unanswered.futureResult) }
+        #expect(error?.code == .unreachable)
+        unanswered.fail(CancellationError())  // NIO wants every promise completed
+        let late = connection.eventLoop.makePromise(of: Int.self)
+        #expect(throws: PostgresStoreError.self, "a wait on a connection closed already ends at once") {
+            try connection.waitUnlessClosed(late.futureResult)
+        }
+        late.fail(CancellationError())
+    }
+
     @Test func twoServersShareOneStoreAndHearEachOthersSaves() async throws {
         let url = try await PostgresTestServer.newStoreURL()
         let first = try await Self.server(url)
