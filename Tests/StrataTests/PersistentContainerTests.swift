@@ -63,6 +63,16 @@ import Testing
         #expect(error?.code == .noPersistentStore)
     }
 
+    /// A file store added without a URL is refused with a code that says so (it was
+    /// `.storeNotFound`, which means a store that is not part of the coordinator), and nothing is added.
+    @Test(arguments: [StoreType.sqlite, .binary, .xml])
+    func aFileStoreWithoutAURLIsRefusedAsSuch(_ type: StoreType) async throws {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try libraryModel())
+        let error = await #expect(throws: PersistenceError.self) { try await coordinator.addPersistentStore(type: type, at: nil) }
+        #expect(error?.code == .missingStoreURL)
+        #expect(coordinator.persistentStores.isEmpty)
+    }
+
     @Test func metadataKeepsTheStoreIdentity() async throws {
         let coordinator = try await makeCoordinator(libraryModel())
         let store = try #require(coordinator.persistentStores.first)

@@ -9,6 +9,7 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
             case conflict, objectNotFound, noPersistentStore, storeNotFound, unknownStoreType
             case storeAlreadyAdded, unknownEntity, incompatibleStore, storeFromNewerModel, unavailableGeneration
             case constraintConflict, unsupportedRequest, invalidHistoryToken, historyTokenExpired, readOnlyStore, storeBrokeContract
+            case missingStoreURL
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -22,6 +23,8 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
         public static let noPersistentStore = Code(.noPersistentStore)
         /// The store is not (or no longer) part of this coordinator.
         public static let storeNotFound = Code(.storeNotFound)
+        /// A store type that keeps its objects in a file was added without a URL for it.
+        public static let missingStoreURL = Code(.missingStoreURL)
         /// No store class is registered for the store type.
         public static let unknownStoreType = Code(.unknownStoreType)
         /// A store for this URL is already part of the coordinator.

@@ -78,7 +78,7 @@ extension PersistentStoreCoordinator {
         }
         let storeClass = try Self.registeredClass(for: type)
         guard let url else {
-            throw PersistenceError(.storeNotFound, "a \(type) store needs a file URL")
+            throw PersistenceError(.missingStoreURL, "a \(type) store needs a file URL")
         }
         return try AtomicStore.$creatingType.withValue(type) {
             try storeClass.init(coordinator: self, configurationName: configuration, url: url, options: options)

@@ -56,7 +56,7 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
     public required init(
         coordinator: PersistentStoreCoordinator, configurationName: String?, url: URL?, options: [String: any Sendable]
     ) throws {
-        guard let url else { throw PersistenceError(.storeNotFound, "a SQLite store needs a file URL") }
+        guard let url else { throw PersistenceError(.missingStoreURL, "a SQLite store needs a file URL") }
         fileURL = url
         let timeout = (options[PersistentStoreOption.timeout] as? Double).map { Duration.milliseconds(Int64($0 * 1000)) } ?? Self.defaultTimeout
         let readOnly = (options[PersistentStoreOption.readOnly] as? Bool) ?? false
