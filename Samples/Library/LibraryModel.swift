@@ -2,24 +2,24 @@ import Strata
 
 /// A writer, with the books they wrote.
 final class Author: ManagedObject {
-    @Attribute("name") var name: String
-    @Attribute("born") var born: Int?
-    @Relationship("books") var books: Set<Book>
+    @Attribute var name: String
+    @Attribute var born: Int?
+    @Relationship var books: Set<Book>
 }
 
 /// A book, by one author, on any number of shelves.
 final class Book: ManagedObject {
-    @Attribute("title") var title: String
-    @Attribute("year") var year: Int
-    @Attribute("copies") var copies: Int
-    @Relationship("author") var author: Author?
-    @Relationship("shelves") var shelves: Set<Shelf>
+    @Attribute var title: String
+    @Attribute var year: Int
+    @Attribute var copies: Int
+    @Relationship var author: Author?
+    @Relationship var shelves: Set<Shelf>
 }
 
 /// A named shelf of books.
 final class Shelf: ManagedObject {
-    @Attribute("name") var name: String
-    @Relationship("books") var books: Set<Book>
+    @Attribute var name: String
+    @Relationship var books: Set<Book>
 }
 
 enum LibraryModel {

@@ -7,13 +7,14 @@ let attributeLogger = Logger(label: "strata.objects")
 ///
 /// ```swift
 /// final class Book: ManagedObject {
-///     @Attribute("title") var title: String
-///     @Attribute("subtitle") var subtitle: String?
-///     @Attribute("pages") var pages: Int
+///     @Attribute var title: String              // Core Data: @NSManaged var title: String
+///     @Attribute var subtitle: String?
+///     @Attribute("pages") var pageCount: Int    // the attribute "pages"
 /// }
 /// ```
 ///
-/// The key names the attribute in the entity. Reading converts the stored value to `Value`
+/// Without a key the attribute is the one named as the property, as `@NSManaged` names it; a
+/// key names another. Reading converts the stored value to `Value`
 /// (an `Int` reads an attribute of any integer width); writing converts it to the attribute's
 /// type. A value that does not fit (say 70,000 into an Integer 16 attribute) is kept as given
 /// and refused by validation when the context saves, with a typed error: a setter cannot throw.
@@ -27,11 +28,19 @@ let attributeLogger = Logger(label: "strata.objects")
 /// through an optional property, and the error is logged; ``ManagedObject/value(forKey:as:)``
 /// and ``ManagedObject/value(forKey:)`` throw it.
 @propertyWrapper
-public struct Attribute<Value: AttributeValueConvertible> {
+public struct Attribute<Value: AttributeValueConvertible>: KeyNamingWrapper {
+    /// The attribute's name in the entity; empty until first use for a wrapper declared
+    /// without one (the property's name then).
     public let key: String
 
+    /// The accessor of the attribute `key`.
     public init(_ key: String) {
         self.key = key
+    }
+
+    /// The accessor of the attribute named as the property it wraps.
+    public init() {
+        self.key = ""
     }
 
     @available(*, unavailable, message: "@Attribute is only available on ManagedObject subclasses")
@@ -46,7 +55,7 @@ public struct Attribute<Value: AttributeValueConvertible> {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
         get {
-            let key = object[keyPath: storageKeyPath].key
+            let key = WrapperKeys.key(of: object, storageKeyPath)
             let index = object.attributeIndex(forKey: key, declaredIn: Object.self)
             let stored = object.attributeValue(at: index)
             if case .externalDataReference(let reference)? = stored, let absent = Value.fromAttributeValue(nil) {
@@ -64,7 +73,7 @@ public struct Attribute<Value: AttributeValueConvertible> {
             return value
         }
         set {
-            let key = object[keyPath: storageKeyPath].key
+            let key = WrapperKeys.key(of: object, storageKeyPath)
             let index = object.attributeIndex(forKey: key, declaredIn: Object.self)
             let type = object.layout.attributes[index].type
             let value: AttributeValue?

@@ -5,18 +5,30 @@ import OrderedCollections
 ///
 /// ```swift
 /// final class Author: ManagedObject {
-///     @Relationship("books") var books: Set<Book>
+///     @Relationship var books: Set<Book>              // Core Data: @NSManaged var books: Set<Book>
+///     @Relationship("agent") var representedBy: Agent?  // the relationship "agent"
 /// }
 /// ```
+///
+/// Without a key the relationship is the one named as the property, as `@NSManaged` names it;
+/// a key names another.
 ///
 /// Setting one side updates the inverse on the other objects. Relating objects of two
 /// different contexts is a programmer error, as in Core Data.
 @propertyWrapper
-public struct Relationship<Value: RelationshipValue> {
+public struct Relationship<Value: RelationshipValue>: KeyNamingWrapper {
+    /// The relationship's name in the entity; empty until first use for a wrapper declared
+    /// without one (the property's name then).
     public let key: String
 
+    /// The accessor of the relationship `key`.
     public init(_ key: String) {
         self.key = key
+    }
+
+    /// The accessor of the relationship named as the property it wraps.
+    public init() {
+        self.key = ""
     }
 
     @available(*, unavailable, message: "@Relationship is only available on ManagedObject subclasses")
@@ -31,7 +43,7 @@ public struct Relationship<Value: RelationshipValue> {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
         get {
-            let key = object[keyPath: storageKeyPath].key
+            let key = WrapperKeys.key(of: object, storageKeyPath)
             let index = object.relationshipIndex(forKey: key, declaredIn: Object.self)
             let objects = object.relatedObjects(at: index)
             guard let value = Value(relatedObjects: objects) else {
@@ -42,7 +54,7 @@ public struct Relationship<Value: RelationshipValue> {
             return value
         }
         set {
-            let key = object[keyPath: storageKeyPath].key
+            let key = WrapperKeys.key(of: object, storageKeyPath)
             let index = object.relationshipIndex(forKey: key, declaredIn: Object.self)
             do {
                 try object.setRelatedObjects(newValue.relatedObjects, at: index)
