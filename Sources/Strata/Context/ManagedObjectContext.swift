@@ -104,8 +104,8 @@ public actor ManagedObjectContext {
     /// The task that merges other contexts' saves, while ``automaticallyMergesChangesFromParent`` is on.
     var mergingTask: Task<Void, Never>?
 
-    /// Makes a context on `coordinator`. Its first read pins the coordinator's latest
-    /// generation: from then on it reads that snapshot until it saves, refreshes or resets.
+    /// Makes a context on `coordinator`. Each of its reads reads the latest generation of the
+    /// stores, unless it pins one (``setQueryGenerationFrom(_:)``).
     public init(concurrencyType: ConcurrencyType, persistentStoreCoordinator coordinator: PersistentStoreCoordinator) {
         self.init(concurrencyType: concurrencyType, coordinator: coordinator, parent: nil)
     }
