@@ -50,7 +50,7 @@ extension PersistentStoreCoordinator {
     /// one, or a database schema without a store).
     private func existingStoreMetadata(type: StoreType, at url: URL) throws -> [String: MetadataValue]? {
         if let storeClass = StoreFileMigration.inPlaceStoreClass(type) { return try storeClass.existingMetadata(at: url) }
-        guard let size = try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int, size > 0 else { return nil }
+        if StoreFileMigration.hasNoStoreFile(at: url) { return nil }
         return try Self.metadataForPersistentStore(type: type, at: url)
     }
 

@@ -33,6 +33,12 @@ package enum StoreFileMigration {
         PersistentStoreCoordinator.incrementalStoreClass(forStoreType: type) as? any PackageIncrementalStore.Type
     }
 
+    /// Whether there is no store file at `url` yet: no file, or an empty one (which a store
+    /// opens as a new store).
+    static func hasNoStoreFile(at url: URL) -> Bool {
+        ((try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0) == 0
+    }
+
     /// The type of the store file at `url`: SQLite when it starts with SQLite's header, XML when
     /// it starts with an XML declaration (or, for an empty or missing file, when it ends in
     /// `.sqlite` or `.xml`), else binary.

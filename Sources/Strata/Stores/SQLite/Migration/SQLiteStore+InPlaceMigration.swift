@@ -6,7 +6,7 @@ import Foundation
 extension SQLiteStore: PackageIncrementalStore {
     /// The metadata of the store file at `url`; `nil` when there is no file yet, or an empty one.
     package static func existingMetadata(at url: URL) throws -> [String: MetadataValue]? {
-        guard let size = try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int, size > 0 else { return nil }
+        if StoreFileMigration.hasNoStoreFile(at: url) { return nil }
         return try metadataForPersistentStore(at: url)
     }
 
