@@ -19,6 +19,7 @@ import Testing
             /// What `newValue(forRelationship:…)` answers, by relationship name; and what it was asked.
             var answers: [String: [ManagedObjectID]] = [:]
             var asked: [String] = []
+            var failsToAnswer = false
         }
         let state = Locked(State())
         static let type = StoreType(rawValue: "Recording")
@@ -31,8 +32,9 @@ import Testing
             forRelationship relationship: RelationshipDescription, forObjectWith objectID: ManagedObjectID,
             with snapshot: any IncrementalStoreSnapshot
         ) throws -> [ManagedObjectID] {
-            state.withLock { state in
+            try state.withLock { state in
                 state.asked.append(relationship.name)
+                guard !state.failsToAnswer else { throw PersistenceError(.storeNotFound, "the store is asked to fail") }
                 return state.answers[relationship.name] ?? []
             }
         }
@@ -136,29 +138,94 @@ import Testing
         #expect(saves.last.map { $0.0 == 1 } == true)
     }
 
-    /// Core Data asks the store's `newValue(forRelationship:forObjectWith:with:)` for a
-    /// relationship a node leaves out — a to-one as a to-many (issue 30, item 8): a to-one left
-    /// out is not taken as `nil`.
-    @Test func aRelationshipANodeLeavesOutIsAskedFor() async throws {
+    /// A store with an author and a book whose node leaves every relationship out: what
+    /// `newValue(forRelationship:…)` answers for them is set in `answers`.
+    private func storeWithAnUnreadBook() async throws -> (PersistentStoreCoordinator, RecordingStore, book: ManagedObjectID) {
         PersistentStoreCoordinator.registerStoreClass(RecordingStore.self, forStoreType: RecordingStore.type)
         let coordinator = PersistentStoreCoordinator(managedObjectModel: try libraryModel())
         let store = try #require(try await coordinator.addPersistentStore(type: RecordingStore.type) as? RecordingStore)
         let model = coordinator.managedObjectModel
         let authorID = store.newObjectID(for: try #require(model.entity(named: "Author")), referenceObject: 1)
         let bookID = store.newObjectID(for: try #require(model.entity(named: "Book")), referenceObject: 2)
+        let tagID = store.newObjectID(for: try #require(model.entity(named: "Tag")), referenceObject: 3)
         store.state.withLock { state in
+            state.next = 10
             state.nodes[authorID] = IncrementalStoreNode(
                 objectID: authorID, attributeValues: ["name": .string("Ann")], relatedObjectIDs: ["books": [bookID], "passport": []], version: 1)
-            // The book's node names none of its relationships.
             state.nodes[bookID] = IncrementalStoreNode(
                 objectID: bookID, attributeValues: ["title": .string("Emma"), "pages": .integer32(474)], relatedObjectIDs: [:], version: 1)
-            state.answers["author"] = [authorID]
+            state.nodes[tagID] = IncrementalStoreNode(
+                objectID: tagID, attributeValues: ["label": .string("novel")], relatedObjectIDs: ["books": [bookID]], version: 1)
+            state.answers = ["author": [authorID], "tags": [tagID], "chapters": []]
         }
+        return (coordinator, store, bookID)
+    }
+
+    /// Core Data's relationship faults (issue 30, item 8): an incremental store's
+    /// `newValue(forRelationship:forObjectWith:with:)` is asked for a relationship its node left
+    /// out — a to-one too, not taken as `nil` — when the relationship is first used, not when
+    /// the object is read, and once: another use asks nothing more, nor does another context
+    /// faulting the object from the same generation (a fetch reads the store's nodes again,
+    /// and their relationships with them).
+    @Test func aRelationshipANodeLeavesOutIsAskedForAtItsFirstUseOnce() async throws {
+        let (coordinator, store, bookID) = try await storeWithAnUnreadBook()
+        let title = try await backgroundContext(coordinator).perform { context in
+            try context.fetch(FetchRequest<Book>()).first?.title
+        }
+        #expect(title == "Emma")
+        #expect(store.state.withLock { $0.asked }.isEmpty, "reading the book's attributes asks for none of its relationships")
+
         let author = try await backgroundContext(coordinator).perform { context in
-            try context.fetch(FetchRequest<Book>()).first?.author?.name
+            let book = try context.fetch(FetchRequest<Book>()).first
+            return (book?.author?.name, book?.author?.name)
         }
-        #expect(author == "Ann")
-        let asked = store.state.withLock { $0.asked }
-        #expect(Set(asked) == ["author", "chapters", "tags"], "every relationship the node left out, the to-one too")
+        #expect(author.0 == "Ann" && author.1 == "Ann")
+        #expect(store.state.withLock { $0.asked } == ["author"], "the to-one, once, and nothing else")
+
+        let tags = try await backgroundContext(coordinator).perform { context in
+            let book = try #require(try context.existingObject(with: bookID) as? Book)
+            return (book.tags.map(\.label), book.tags.count, book.author?.name)
+        }
+        #expect(tags.0 == ["novel"] && tags.1 == 1 && tags.2 == "Ann")
+        #expect(store.state.withLock { $0.asked } == ["author", "tags"], "a third context of the same generation asks only for what is new")
+    }
+
+    /// Changing an object whose relationship is unread reads it first, as a Core Data fault
+    /// fires before it changes: a tag added to the book keeps the tag the store had, both sides
+    /// agree, and the save hands the store every relationship of the updated book.
+    @Test func changingAnUnreadRelationshipKeepsWhatTheStoreHad() async throws {
+        let (coordinator, store, bookID) = try await storeWithAnUnreadBook()
+        let labels = try await backgroundContext(coordinator).perform { context in
+            let book = try #require(try context.fetch(FetchRequest<Book>()).first)
+            let tag = try Tag(context: context)
+            tag.label = "classic"
+            tag.books = [book]
+            let labels = book.tags.map(\.label).sorted()
+            try context.save()
+            return labels
+        }
+        #expect(labels == ["classic", "novel"], "the inverse change read the store's tags first")
+        let saved = try #require(store.state.withLock { $0.nodes[bookID] })
+        #expect(saved.relatedObjectIDs["tags"]?.count == 2)
+        #expect(saved.relatedObjectIDs["author"]?.count == 1, "the author the store had, read for the save")
+        #expect(saved.relatedObjectIDs["chapters"] == [])
+    }
+
+    /// A store that fails to answer leaves the relationship empty for that use, says so in the
+    /// log, and is asked again at the next use (a fault the store could not fulfil stays one).
+    @Test func aRelationshipTheStoreCannotReadIsAskedForAgain() async throws {
+        let (coordinator, store, _) = try await storeWithAnUnreadBook()
+        store.state.withLock { $0.failsToAnswer = true }
+        let context = backgroundContext(coordinator)
+        let first = try await context.perform { context in try context.fetch(FetchRequest<Book>()).first?.author?.name }
+        #expect(first == nil)
+        store.state.withLock { $0.failsToAnswer = false }
+        let second = try await context.perform { context in
+            let book = try context.fetch(FetchRequest<Book>()).first
+            context.refresh(try #require(book), mergeChanges: false)
+            return book?.author?.name
+        }
+        #expect(second == "Ann")
+        #expect(store.state.withLock { $0.asked } == ["author", "author"])
     }
 }

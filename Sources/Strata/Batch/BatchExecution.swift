@@ -210,15 +210,15 @@ struct BatchExecution {
                             var entry = updated[other] ?? graph.storedRow(for: other).map({ ($0, $0) })
                         else { continue }
                         let inverseDescription = otherLayout.relationships[inverse]
-                        switch entry.after.relationships[inverse] {
-                        case .toOne(let target) where target == id:
+                        switch entry.after.relationships[inverse].read {
+                        case .one(let target) where target == id:
                             guard inverseDescription.isOptional else {
                                 throw ValidationError(
                                     .missingValue, entity: otherLayout.name, key: inverseDescription.name, objectID: other,
                                     "deleting \(id) would leave the required '\(inverseDescription.name)' of \(other) empty (nullify rule); nothing was deleted")
                             }
                             entry.after.relationships[inverse] = .toOne(nil)
-                        case .toMany(var targets):
+                        case .many(var targets):
                             targets.remove(id)
                             entry.after.relationships[inverse] = .toMany(targets)
                         default:

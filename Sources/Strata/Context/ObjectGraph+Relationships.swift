@@ -27,12 +27,12 @@ extension ObjectGraph {
     func remove(_ id: ManagedObjectID, from object: ManagedObject, at index: Int) {
         catchUp(object, at: index)
         guard !object.isFault else { return }  // gone from the store: nothing to take out
-        switch object.storage.relationships[index] {
-        case .toOne(id):
+        switch object.storage.relationships[index].read {
+        case .one(id):
             willChange(object)
             object.storage.relationships[index] = .toOne(nil)
             didChange(object)
-        case .toMany(var ids):
+        case .many(var ids):
             guard ids.contains(id) else { return }
             willChange(object)
             object.storage.relationships[index] = .toOne(nil)  // so that `ids` is not copied on write
@@ -51,8 +51,8 @@ extension ObjectGraph {
         // Gone from the store: the coordinator refuses a save pointing at it, and a rebase
         // drops the pointer.
         guard !target.isFault else { return }
-        switch target.storage.relationships[inverseIndex] {
-        case .toOne(let previous):
+        switch target.storage.relationships[inverseIndex].read {
+        case .one(let previous):
             guard previous != source.objectID else { return }
             if let previous {
                 remove(target.objectID, from: object(for: previous), at: forwardIndex)
@@ -60,7 +60,7 @@ extension ObjectGraph {
             willChange(target)
             target.storage.relationships[inverseIndex] = .toOne(source.objectID)
             didChange(target)
-        case .toMany(var ids):
+        case .many(var ids):
             guard !ids.contains(source.objectID) else { return }
             willChange(target)
             target.storage.relationships[inverseIndex] = .toOne(nil)  // so that `ids` is not copied on write

@@ -179,13 +179,14 @@ extension ObjectGraph {
                     }
                 }
                 for index in merged.relationships.indices {
-                    switch (merged.relationships[index], object.storage.relationships[index]) {
-                    case (.toMany(var theirs), .toMany(let ours)) where mergePolicy != .overwrite:
+                    switch (merged.relationships[index].read, object.storage.relationships[index].read) {
+                    case (.many(var theirs), .many(let ours)) where mergePolicy != .overwrite:
                         // Links other objects made to the inserted object are theirs, not in
                         // conflict: they carry over to the stored object.
                         theirs.append(contentsOf: ours)
                         merged.relationships[index] = .toMany(theirs)
-                    case (_, let ours):
+                    default:
+                        let ours = object.storage.relationships[index]
                         if mergePolicy == .overwrite || (keepMine && !ours.isEmpty) { merged.relationships[index] = ours }
                     }
                 }
@@ -459,8 +460,8 @@ extension ObjectGraph {
         _ mine: RelationshipTargets, onto store: RelationshipTargets, since old: RelationshipTargets, contextWins: Bool
     ) -> RelationshipTargets {
         guard mine != old else { return store }
-        switch (mine, old, store) {
-        case (.toMany(let ours), .toMany(let before), .toMany(var theirs)):
+        switch (mine.read, old.read, store.read) {
+        case (.many(let ours), .many(let before), .many(var theirs)):
             for added in ours where !before.contains(added) { theirs.append(added) }
             for removed in before where !ours.contains(removed) { theirs.remove(removed) }
             return .toMany(theirs)
@@ -483,13 +484,13 @@ extension ObjectGraph {
             for added in now.subtracting(before) {
                 let target = self.object(for: added)
                 catchUp(target, at: inverse)
-                switch target.storage.relationships[inverse] {
-                case .toOne(let previous):
+                switch target.storage.relationships[inverse].read {
+                case .one(let previous):
                     guard previous != object.objectID else { continue }
                     if let previous { remove(added, from: self.object(for: previous), at: index) }
                     target.storage.relationships[inverse] = .toOne(object.objectID)
                     didChange(target)
-                case .toMany(var ids):
+                case .many(var ids):
                     guard !ids.contains(object.objectID) else { continue }
                     target.storage.relationships[inverse] = .toOne(nil)
                     ids.append(object.objectID)
@@ -508,9 +509,9 @@ extension ObjectGraph {
             id.isTemporaryID || storedRow(for: id) != nil || registered[id]?.isInserted == true
         }
         for index in row.relationships.indices {
-            switch row.relationships[index] {
-            case .toOne(let id?) where !exists(id): row.relationships[index] = .toOne(nil)
-            case .toMany(let ids) where !ids.allSatisfy(exists): row.relationships[index] = .toMany(ids.filter(exists))
+            switch row.relationships[index].read {
+            case .one(let id?) where !exists(id): row.relationships[index] = .toOne(nil)
+            case .many(let ids) where !ids.allSatisfy(exists): row.relationships[index] = .toMany(ids.filter(exists))
             default: break
             }
         }

@@ -227,9 +227,9 @@ extension ManagedObject {
             values[attribute.name] = .some(row.attributes[index]?.anyValue)
         }
         for (index, relationship) in layout.relationships.enumerated() where keys?.contains(relationship.name) ?? true {
-            switch row.relationships[index] {
-            case .toOne(let id): values[relationship.name] = .some(id)
-            case .toMany(let ids): values[relationship.name] = .some(Array(ids))
+            switch row.relationships[index].read {
+            case .one(let id): values[relationship.name] = .some(id)
+            case .many(let ids): values[relationship.name] = .some(Array(ids))
             }
         }
         return values

@@ -84,9 +84,9 @@ extension PredicateEvaluator {
             case .attribute(let index):
                 return EvaluationValue(ref.stored.attribute(index))
             case .relationship(let index):
-                switch ref.stored.relationship(index) {
-                case .toOne(let id): return id.flatMap { source.object(for: $0) }.map(EvaluationValue.object) ?? .null
-                case .toMany(let ids): return .collection(ids.compactMap { source.object(for: $0) }.map(EvaluationValue.object))
+                switch ref.stored.relationship(index).read {
+                case .one(let id): return id.flatMap { source.object(for: $0) }.map(EvaluationValue.object) ?? .null
+                case .many(let ids): return .collection(ids.compactMap { source.object(for: $0) }.map(EvaluationValue.object))
                 }
             }
         case .objectID(let id):

@@ -93,8 +93,8 @@ struct BinaryStoreWriter {
     }
 
     private func encode(_ targets: RelationshipTargets, into body: inout ByteWriter) {
-        switch targets {
-        case .toOne(let id):
+        switch targets.read {
+        case .one(let id):
             if let id, let target = targetIndex(id) {
                 body.byte(1)
                 body.varint(target.0)
@@ -102,7 +102,7 @@ struct BinaryStoreWriter {
             } else {
                 body.byte(0)
             }
-        case .toMany(let ids):
+        case .many(let ids):
             let targets = ids.compactMap(targetIndex)
             body.varint(targets.count)
             for (entityIndex, reference) in targets {

@@ -28,11 +28,12 @@ struct RelationshipColumn: Sendable {
 
     mutating func append(_ targets: RelationshipTargets) {
         defer { count += 1 }
+        // A column holds read targets: an unread relationship is read as it is stored.
         if boxed != nil {
-            boxed?.append(targets)
+            boxed?.append(targets.resolved)
             return
         }
-        guard case .toOne(let target) = targets else { return box(appending: targets) }
+        guard case .one(let target) = targets.read else { return box(appending: targets.resolved) }
         guard let target else {
             spaceIndexes.append(0)
             numbers.append(0)
@@ -45,7 +46,7 @@ struct RelationshipColumn: Sendable {
             spaces.append(target.space)
             index = spaces.count - 1
         } else {
-            return box(appending: targets)
+            return box(appending: .toOne(target))
         }
         spaceIndexes.append(UInt8(index + 1))
         numbers.append(target.number64)

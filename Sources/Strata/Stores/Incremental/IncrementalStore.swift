@@ -18,8 +18,9 @@ import OrderedCollections
 ///   come from several threads at once, each with its own snapshot or the same one); and with
 ///   ``IncrementalStoreRequest/save(_:)`` for a save, applied whole or not at all.
 /// - ``newValuesForObject(with:with:)`` to fulfil a fault, and
-///   ``newValue(forRelationship:forObjectWith:with:)`` for a to-many the node left out (also on
-///   the reading context's thread).
+///   ``newValue(forRelationship:forObjectWith:with:)`` for a relationship the node left out, when
+///   it is first used (read, changed, or saved with its object), once per node read (also on the
+///   reading context's thread, through the snapshot the node was read with).
 /// - ``obtainPermanentIDs(for:)`` when a context saves new objects.
 /// - ``managedObjectContextDidRegisterObjects(with:)`` and
 ///   ``managedObjectContextDidUnregisterObjects(with:)`` as contexts take objects up and let them
@@ -279,8 +280,10 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
         }
     }
 
-    /// The row a node describes. A to-many the node leaves out is read from `snapshot`, or empty
-    /// without one (a save's nodes carry every relationship).
+    /// The row a node describes. A relationship the node leaves out (a to-one as a to-many) is a
+    /// ``RelationshipFault`` reading it through `snapshot` at its first use, as Core Data asks
+    /// ``newValue(forRelationship:forObjectWith:with:)`` when a relationship fault fires; without
+    /// a snapshot it is empty (a save's nodes carry every relationship).
     func row(from node: IncrementalStoreNode, layout: EntityLayout, snapshot: (any IncrementalStoreSnapshot)?) throws -> Row {
         var row = Row(emptyFor: layout)
         row.version = node.version
@@ -288,12 +291,17 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
             row.attributes[slot] = node.attributeValues[attribute.name]
         }
         for (slot, relationship) in layout.relationships.enumerated() where !relationship.isTransient {
-            var targets = node.relatedObjectIDs[relationship.name] ?? []
-            // Left out of the node, a to-one as a to-many: the store is asked, as Core Data asks it.
-            if node.relatedObjectIDs[relationship.name] == nil, let snapshot {
-                targets = try newValue(forRelationship: relationship, forObjectWith: node.objectID, with: snapshot)
+            if let targets = node.relatedObjectIDs[relationship.name] {
+                row.relationships[slot] = relationship.isToMany ? .toMany(OrderedSet(targets)) : .toOne(targets.first)
+            } else if let snapshot {
+                let objectID = node.objectID
+                row.relationships[slot] = .unread(RelationshipFault(isToMany: relationship.isToMany) { [weak self] in
+                    guard let self else {
+                        throw PersistenceError(.storeNotFound, objectIDs: [objectID], "the store of this object was removed")
+                    }
+                    return try newValue(forRelationship: relationship, forObjectWith: objectID, with: snapshot)
+                })
             }
-            row.relationships[slot] = relationship.isToMany ? .toMany(OrderedSet(targets)) : .toOne(targets.first)
         }
         return row
     }

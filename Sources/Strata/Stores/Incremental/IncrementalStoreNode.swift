@@ -5,7 +5,9 @@ public struct IncrementalStoreNode: Sendable, Hashable {
     /// Attribute name → value; an attribute left out has no value (`nil`).
     public var attributeValues: [String: AttributeValue]
     /// Relationship name → its targets (one or none for a to-one), in order for an ordered one.
-    /// A to-many left out is read with ``IncrementalStore/newValue(forRelationship:forObjectWith:with:)``.
+    /// A relationship left out (to-many or to-one) is a fault: Strata asks
+    /// ``IncrementalStore/newValue(forRelationship:forObjectWith:with:)`` when it is first used,
+    /// as Core Data does. A save's nodes name every relationship.
     public var relatedObjectIDs: [String: [ManagedObjectID]]
     /// The optimistic-locking version: 1 after the first save, one more with every saved change.
     public var version: Int64

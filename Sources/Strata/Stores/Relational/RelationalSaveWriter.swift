@@ -277,7 +277,7 @@ extension CoreDataTableMapping {
                     CoreDataColumnValues.encode(row.attributes[entity.attributeSlots[position]], allowsExternalStorage: entity.attributeStoresExternally[position]))
             } else {
                 let position = column - entity.storedAttributeIndices.count
-                guard case .toOne(let target) = row.relationships[entity.toOneSlots[position]] else {
+                guard case .one(let target) = row.relationships[entity.toOneSlots[position]].read else {
                     preconditionFailure("a to-one relationship's slot holds a to-many value")
                 }
                 values.append(target?.referenceNumber.map(SQLValue.integer) ?? .null)
