@@ -1,3 +1,5 @@
+import OrderedCollections
+
 /// Where each property of an entity lives in a row: the slots objects and stores use.
 ///
 /// Inherited properties come first, in the ancestor's order, so a property keeps the same slot
@@ -33,6 +35,10 @@ package final class EntityLayout: Sendable {
     /// The keys the entity's class computes (``ManagedObject/computedKeys``), but for those the
     /// entity models.
     let computedKeys: [String: ComputedKey]
+    /// A row with no values: defaults, no targets. Made once, so that every row made empty
+    /// (``Row/init(emptyFor:)``: each fault, each row a store decodes into) shares its arrays
+    /// until it is written — a fetch of a million faults makes no array per fault.
+    let emptyRow: Row
 
     init(entity: EntityDescription, entities: [String: EntityDescription]) {
         self.entity = entity
@@ -73,6 +79,8 @@ package final class EntityLayout: Sendable {
         objectIDAttributes = allAttributes.indices.filter { allAttributes[$0].type == .objectID }
         temporaryIDSpace = .make(store: nil, entityName: entity.name)
         storesEveryProperty = !attributes.contains(where: \.isTransient) && !relationships.contains(where: \.isTransient)
+        emptyRow = Row(
+            attributes: attributes.map(\.defaultValue), relationships: relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }, version: 0)
         indexedAttributes = allAttributes.indices.filter {
             indexedNames.contains(allAttributes[$0].name) && !allAttributes[$0].isTransient
         }

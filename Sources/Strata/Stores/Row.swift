@@ -15,11 +15,10 @@ package struct Row: Sendable, Hashable {
         self.version = version
     }
 
-    /// A row with no values, shaped for `layout`.
+    /// A row with no values, shaped for `layout` (its arrays shared with every other such row
+    /// until written).
     package init(emptyFor layout: EntityLayout) {
-        attributes = layout.attributes.map(\.defaultValue)
-        relationships = layout.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
-        version = 0
+        self = layout.emptyRow
     }
 
     /// What an object the store cannot give reads as: its defaults, and for a non-optional
