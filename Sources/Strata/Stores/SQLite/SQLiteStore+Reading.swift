@@ -63,7 +63,7 @@ extension SQLiteStore {
         var rows: [(reference: Int64, row: Row)] = []
         for chunk in ReferenceChunks.padded(references) {
             let condition = SQLFetchCondition("t.Z_PK IN (\(SQLFragment.joined(chunk.map { "\(bound: $0)" }, separator: ", ")))", isExact: true)
-            rows += try readRows(of: entity, where: condition, ordering: "t.Z_PK", window: nil, in: snapshot)
+            rows += try readRows(of: entity, where: condition, ordering: "t.Z_PK", window: nil, linksOf: chunk, in: snapshot)
         }
         return rows
     }
@@ -105,9 +105,12 @@ extension SQLiteStore {
         SQLFetchCondition.exact(predicate, for: entity, in: mapping, store: identifier, dialect: .sqlite)
     }
 
+    /// `owners`: the references the rows are read by, when the read is by references: their
+    /// to-many links are read by owner, not the whole relationship's (a batch of a large
+    /// fetch, a prefetch).
     func readRows(
         of entity: CoreDataTableMapping.Entity, where condition: SQLFetchCondition?, ordering: String, joining joins: [String] = [],
-        window: (offset: Int, limit: Int)?, in snapshot: any IncrementalStoreSnapshot
+        window: (offset: Int, limit: Int)?, linksOf owners: [SQLValue]? = nil, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)] {
         guard let snapshot = snapshot as? SQLiteReadSnapshot else { return [] }
         let scope: SQLFragment = "t.Z_ENT = \(bound: .integer(Int64(entity.number)))" + (condition.map { " AND (\($0.fragment))" } ?? "")
@@ -139,7 +142,7 @@ extension SQLiteStore {
                 for toMany in entity.toManys {
                     var found: [Int64: [ManagedObjectID]] = [:]
                     found.reserveCapacity(rows.count)
-                    try forEachLink(of: toMany, spaces: spaces, connection: connection) { owner, target in
+                    try forEachLink(of: toMany, ownedBy: owners, spaces: spaces, connection: connection) { owner, target in
                         if positions[owner] != nil { found[owner, default: []].append(target) }
                     }
                     for (owner, targets) in found {
@@ -224,21 +227,23 @@ extension SQLiteStore {
         return targets
     }
 
-    /// Every (owner, target) link of a to-many relationship in the store, owners together and
-    /// each owner's targets in order.
+    /// Every (owner, target) link of a to-many relationship in the store — or of the `owners`
+    /// given only — owners together and each owner's targets in order.
     private func forEachLink(
-        of toMany: CoreDataTableMapping.ToManySlot, spaces: [Int: ObjectIDSpace], connection: SQLiteConnection,
+        of toMany: CoreDataTableMapping.ToManySlot, ownedBy owners: [SQLValue]?, spaces: [Int: ObjectIDSpace], connection: SQLiteConnection,
         _ body: (Int64, ManagedObjectID) throws -> Void
     ) throws {
         let sql: String
+        let ownerTest = owners.map { " IN (" + Array(repeating: "?", count: $0.count).joined(separator: ", ") + ")" }
         switch toMany.storage {
         case .inverseForeignKey(let table, let column, let order):
-            sql = "SELECT \(column), Z_PK, Z_ENT FROM \(table) WHERE \(column) IS NOT NULL ORDER BY \(column)" + (order.map { ", \($0)" } ?? "") + ", Z_PK"
+            sql = "SELECT \(column), Z_PK, Z_ENT FROM \(table) WHERE \(column) \(ownerTest ?? "IS NOT NULL") ORDER BY \(column)"
+                + (order.map { ", \($0)" } ?? "") + ", Z_PK"
         case .joinTable(let table, let own, let other, let order, _, let destinationTable):
-            sql = "SELECT j.\(own), t.Z_PK, t.Z_ENT FROM \(table) j JOIN \(destinationTable) t ON t.Z_PK = j.\(other) ORDER BY j.\(own)"
-                + (order.map { ", j.\($0)" } ?? "") + ", t.Z_PK"
+            sql = "SELECT j.\(own), t.Z_PK, t.Z_ENT FROM \(table) j JOIN \(destinationTable) t ON t.Z_PK = j.\(other)"
+                + (ownerTest.map { " WHERE j.\(own)\($0)" } ?? "") + " ORDER BY j.\(own)" + (order.map { ", j.\($0)" } ?? "") + ", t.Z_PK"
         }
-        try connection.statement(sql).forEachRow { statement in
+        try connection.statement(sql).forEachRow(owners ?? []) { statement in
             try body(statement.int64(0), try target(statement, keyColumn: 1, toMany: toMany, spaces: spaces))
         }
     }
