@@ -55,16 +55,9 @@ extension PostgresStore {
         ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
         limit: Int, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)]? {
-        guard let table = mapping.entities[layout.name], let (condition, values) = exactCondition(predicate, for: table) else { return nil }
-        var terms: [String] = []
-        for (key, ascending) in sort {
-            guard let position = table.attributes.firstIndex(where: { $0.attribute.name == key }),
-                SQLDialect.sortableTypes.contains(table.attributeTypes[position])
-            else { return nil }
-            let column = dialect.column(table.attributes[position].column, of: "t")
-            terms.append(dialect.orderTerm(column, isText: table.attributeTypes[position] == .string, ascending: ascending))
-        }
-        let order = "ORDER BY \((terms + ["t.\"Z_PK\""]).joined(separator: ", "))"
+        guard let table = mapping.entities[layout.name], let (condition, values) = exactCondition(predicate, for: table),
+            let order = ordering(sort, of: table)
+        else { return nil }
         guard limit > 0 || offset > 0 else {
             return try read(snapshot) { connection in
                 try rows(of: table, where: condition, values, then: order, wholeEntity: predicate == nil, connection: connection)
@@ -76,6 +69,42 @@ extension PostgresStore {
                 of: table, where: condition, values + [limit > 0 ? .integer(Int64(limit)) : .null, .integer(Int64(offset))],
                 then: order + " LIMIT $\(window) OFFSET $\(window + 1)", connection: connection)
         }
+    }
+
+    /// What the sorted read above would give, as references only: one column of one statement.
+    package func references(
+        ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
+        limit: Int, in snapshot: any IncrementalStoreSnapshot
+    ) throws -> [Int64]? {
+        guard let table = mapping.entities[layout.name], let (condition, values) = exactCondition(predicate, for: table),
+            let order = ordering(sort, of: table)
+        else { return nil }
+        let window = values.count + 2  // the parameter numbers after the condition's
+        let bound = [SQLValue.integer(Int64(table.number))] + values + [limit > 0 ? .integer(Int64(limit)) : .null, .integer(Int64(offset))]
+        let sql = PostgresSQL.typedPlaceholders(
+            "SELECT t.\"Z_PK\" FROM \(schema.table(table.table)) t WHERE t.\"Z_ENT\" = $1 AND (\(condition)) \(order) LIMIT $\(window) OFFSET $\(window + 1)",
+            bound)
+        return try read(snapshot) { connection in
+            let references = ThreadLocked<[Int64]>([])
+            try connection.forEachRow(sql, bound, logger: logger) { row in
+                if let reference = try row.makeRandomAccess()[0].int64() { references.withLock { $0.append(reference) } }
+            }
+            return references.withLock { $0 }
+        }
+    }
+
+    /// `ORDER BY` for a sorted read, the context's order in SQL: `nil` when a key is not an
+    /// attribute of the entity that PostgreSQL sorts as the context does.
+    private func ordering(_ sort: [(key: String, ascending: Bool)], of table: CoreDataTableMapping.Entity) -> String? {
+        var terms: [String] = []
+        for (key, ascending) in sort {
+            guard let position = table.attributes.firstIndex(where: { $0.attribute.name == key }),
+                SQLDialect.sortableTypes.contains(table.attributeTypes[position])
+            else { return nil }
+            let column = dialect.column(table.attributes[position].column, of: "t")
+            terms.append(dialect.orderTerm(column, isText: table.attributeTypes[position] == .string, ascending: ascending))
+        }
+        return "ORDER BY \((terms + ["t.\"Z_PK\""]).joined(separator: ", "))"
     }
 
     /// Grouped in SQL when the request translates exactly (``RelationalGrouping``): what

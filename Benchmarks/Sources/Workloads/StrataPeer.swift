@@ -146,6 +146,24 @@ public enum StrataPeer {
         }
     }
 
+    /// Workload 3, as a Core Data user walks a large result: `fetchBatchSize` 1,000, each batch
+    /// turned back into faults once read (`refresh(_:mergeChanges: false)`), so that the values
+    /// of one batch at a time are held.
+    public static func fetchAllInBatches(_ context: ManagedObjectContext) async throws -> Int {
+        try await context.perform { context in
+            var request = FetchRequest<Person>()
+            request.fetchBatchSize = 1_000
+            let people = try context.fetch(request)
+            var sum = 0
+            for start in stride(from: 0, to: people.count, by: 1_000) {
+                let batch = people[start..<min(start + 1_000, people.count)]
+                for person in batch { sum &+= person.age }
+                for person in batch { context.refresh(person, mergeChanges: false) }
+            }
+            return sum
+        }
+    }
+
     /// Workload 4: changes the score of one person in ten, then saves.
     public static func updateTenthAndSave(_ context: ManagedObjectContext) async throws {
         try await context.perform { context in

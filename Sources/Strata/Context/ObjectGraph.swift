@@ -188,6 +188,14 @@ final class ObjectGraph {
     /// it meets a conflict.
     func fulfillFault(_ object: ManagedObject) {
         if fireFromCache(object) { return }
+        if let batch = object.faultBatch {
+            readBatch(batch)
+            if object.cachedAt != 0 {  // just read: as fresh as the store's latest, whatever the staleness interval
+                object.didFireFromCache()
+                object.awakeFromFetch()
+                return
+            }
+        }
         guard let row = storedRow(for: object.objectID) else {
             // Debug, not error: another context deleting an object this one still holds is
             // ordinary; a store that failed to read says so itself, at error level.

@@ -36,6 +36,23 @@ struct Generation: Sendable {
         for (store, ids) in byStore { snapshots[store]?.prefetch(ids) }
     }
 
+    /// The rows of `ids` read together (per store and entity, 200 to a query on the SQL stores)
+    /// and not kept in the generation: a batch of a fetch with a batch size, whose objects hold
+    /// their rows themselves. Rows of atomic stores are taken from memory; objects the
+    /// generation does not have are left out.
+    func rowsReadTogether(_ ids: [ManagedObjectID]) -> [ManagedObjectID: Row] {
+        var rows: [ManagedObjectID: Row] = [:]
+        var byStore: [String: [ManagedObjectID]] = [:]
+        for id in ids {
+            guard case .permanent(let store, _) = id.key else { continue }
+            if snapshots[store] != nil { byStore[store, default: []].append(id) } else { rows[id] = row(for: id) }
+        }
+        for (store, ids) in byStore {
+            for (id, row) in snapshots[store]?.rowsReadTogether(ids) ?? [] { rows[id] = row }
+        }
+        return rows
+    }
+
     /// ``row(for:)`` where it is stored, for a commit's checks: reading a version or one
     /// relationship of a row in a table's columns makes no ``Row``.
     func storedRow(for id: ManagedObjectID) -> StoredRow? {

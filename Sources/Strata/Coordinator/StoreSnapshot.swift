@@ -35,22 +35,49 @@ final class StoreSnapshot: Sendable {
     /// then read one at a time when they fire, as without prefetching.
     func prefetch(_ ids: [ManagedObjectID]) {
         let missing = cache.withLock { cache in ids.filter { cache[$0] == nil } }
+        let rows = rowsReadTogether(missing)
+        cache.withLock { cache in
+            for (id, row) in rows { cache[id] = row }
+        }
+    }
+
+    /// The rows of `ids`, read together (one query per entity and 200 objects on the SQL
+    /// stores), not kept here; those read through this snapshot already are taken from the
+    /// cache. A store that fails to read says why in the log; those objects are left out, and
+    /// are read one at a time when they fire.
+    func rowsReadTogether(_ ids: [ManagedObjectID]) -> [(ManagedObjectID, Row)] {
+        var rows: [(ManagedObjectID, Row)] = []
         var wanted: [String: [Int64]] = [:]
-        for id in missing {
-            if let reference = store.referenceObject(for: id) { wanted[id.entityName, default: []].append(reference) }
+        cache.withLock { cache in
+            for id in ids {
+                if let row = cache[id] {
+                    rows.append((id, row))
+                } else if let reference = store.referenceObject(for: id) {
+                    wanted[id.entityName, default: []].append(reference)
+                }
+            }
         }
         for (entityName, references) in wanted {
             guard let layout = store.managedObjectModel.layout(for: entityName) else { continue }
             do {
-                let rows = try store.rows(of: layout, references: references, in: snapshot)
                 let space = ObjectIDSpace.make(store: store.identifier, entityName: entityName)
-                cache.withLock { cache in
-                    for (reference, row) in rows { cache[ManagedObjectID(space: space, number: reference)] = row }
+                for (reference, row) in try store.rows(of: layout, references: references, in: snapshot) {
+                    rows.append((ManagedObjectID(space: space, number: reference), row))
                 }
             } catch {
-                Self.logger.error("cannot prefetch objects from their store", metadata: ["entity": "\(entityName)", "error": "\(error)"])
+                Self.logger.error("cannot read objects from their store together", metadata: ["entity": "\(entityName)", "error": "\(error)"])
             }
         }
+        return rows
+    }
+
+    /// The store's references for a sorted, windowed read without its rows, when it has them
+    /// (see `RowReadingStore.references(ofEntity:matching:sortedBy:offset:limit:in:)`).
+    func references(
+        of layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int, limit: Int
+    ) throws -> [Int64]? {
+        try (store as? any RowReadingStore)?.references(
+            ofEntity: layout, matching: predicate, sortedBy: sort, offset: offset, limit: limit, in: snapshot)
     }
 
     /// The store's own sorted and windowed answer, when it has one (see

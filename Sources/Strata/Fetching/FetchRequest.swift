@@ -26,8 +26,22 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     public var includesSubentities = true
     /// Whether the context's unsaved inserts, changes and deletes are reflected in the results.
     public var includesPendingChanges = true
-    /// Accepted for Core Data compatibility, not used yet: a fetch reads every match at once
-    /// (its objects are faults that hold their rows, so firing them asks the store nothing).
+    /// How many objects' values are read at a time (Core Data's batch faulting); 0, the
+    /// default, reads every match's values with the fetch.
+    ///
+    /// With a batch size, a fetch the store answers alone (the SQLite and PostgreSQL stores,
+    /// a predicate and sort they translate exactly, no unsaved changes of the entity in play)
+    /// reads only the matches' IDs, in order, and returns faults holding nothing, grouped in
+    /// batches of this size: the first object of a batch to fire reads the values of the whole
+    /// batch in one query (per 200 objects), and ``relationshipKeyPathsForPrefetching`` is
+    /// followed from that batch then. Objects of batches never used hold no values; an object
+    /// keeps its values once read, until ``ManagedObjectContext/refresh(_:mergeChanges:)``
+    /// turns it back into a fault (or the context is reset), so a walk over a large result
+    /// that refreshes each batch after it holds one batch's values at a time. Core Data returns
+    /// a lazy array; Strata returns an array of faults, and ``returnsObjectsAsFaults`` has no
+    /// say: every object is a fault until its batch is read. Other fetches (atomic stores,
+    /// whose values are in memory already; predicates the context evaluates) read as without
+    /// a batch size.
     public var fetchBatchSize = 0
     /// Whether the objects a fetch registers are returned as faults (Core Data's default,
     /// `true`): `isFault` until a property is first read, which fires the fault from the row

@@ -20,11 +20,17 @@ extension ManagedObjectContext {
         if !request.relationshipKeyPathsForPrefetching.isEmpty {
             try graph.checkPrefetching(request.relationshipKeyPathsForPrefetching, from: graph.layout(for: request))
         }
-        let matches = try graph.matches(for: request, sorted: true)
-        graph.registered.reserveCapacity(graph.registered.count + matches.count)
         var taken: [ManagedObjectID] = []
         defer { graph.announce(taken, registered: true) }  // to each incremental store, once
         let values = request.includesPropertyValues
+        if request.fetchBatchSize > 0, values, let (ids, layout) = try graph.matchIDsWithoutRows(for: request) {
+            graph.registered.reserveCapacity(graph.registered.count + ids.count)
+            return graph.registerInBatches(
+                ids, layout: layout, batchSize: request.fetchBatchSize, prefetching: request.relationshipKeyPathsForPrefetching, taken: &taken
+            ).compactMap { $0 as? Result }
+        }
+        let matches = try graph.matches(for: request, sorted: true)
+        graph.registered.reserveCapacity(graph.registered.count + matches.count)
         let asFaults = request.returnsObjectsAsFaults || !values
         let now = DispatchTime.now().uptimeNanoseconds
         let objects = matches.map { ref in

@@ -90,6 +90,9 @@ open class ManagedObject {
     /// read, in nanoseconds of uptime; 0 when the object holds no such row.
     private(set) var cachedAt: UInt64 = 0
 
+    /// For a fault a fetch with a batch size made: the batch whose rows its firing reads.
+    var faultBatch: FaultBatch?
+
     /// Makes the object (a fault) hold `row`, read by a fetch at `time`: it fires from it
     /// without asking the store again (``ObjectGraph/fireFromCache(_:)``).
     func cache(_ row: StoredRow, at time: UInt64) {

@@ -31,6 +31,15 @@ package protocol RowReadingStore: IncrementalStore {
         limit: Int, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)]?
 
+    /// The references of the objects ``rows(ofEntity:matching:sortedBy:offset:limit:in:)`` would
+    /// give, in its order, without reading their rows: what a fetch with a batch size reads
+    /// first (its objects' rows are read a batch at a time as they fire); `nil` when the store
+    /// cannot answer exactly.
+    func references(
+        ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
+        limit: Int, in snapshot: any IncrementalStoreSnapshot
+    ) throws -> [Int64]?
+
     /// How many objects of one entity (not its subentities) match `predicate` in `snapshot`,
     /// counted by the store; `nil` when it cannot count exactly, and the context counts what a
     /// fetch returns.

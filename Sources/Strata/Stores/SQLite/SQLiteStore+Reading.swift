@@ -83,6 +83,29 @@ extension SQLiteStore {
             joining: columns.joins, window: (offset, limit), in: snapshot)
     }
 
+    /// The references of the rows ``readRows(of:matching:sortedBy:offset:limit:in:)`` would read,
+    /// in its order, without reading the rows: one column of one statement.
+    func readReferences(
+        of layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
+        limit: Int, in snapshot: any IncrementalStoreSnapshot
+    ) throws -> [Int64]? {
+        guard let entity = mapping.entities[layout.name], let condition = exactCondition(predicate, for: entity) else { return nil }
+        var columns = RelationalJoinedColumns(mapping: mapping, root: entity, dialect: .sqlite)
+        guard let ordering = columns.ordering(sort), let snapshot = snapshot as? SQLiteReadSnapshot else { return nil }
+        var scope: SQLFragment = "t.Z_ENT = \(bound: .integer(Int64(entity.number)))"
+        if condition.constantValue != true { scope = scope + " AND (\(condition.fragment))" }
+        let sql = "SELECT t.Z_PK FROM \(entity.table) t \(columns.joins.joined(separator: " ")) WHERE \(scope.sql(in: .sqlite)) "
+            + "ORDER BY \((ordering + ["t.Z_PK"]).joined(separator: ", ")) LIMIT ? OFFSET ?"
+        let bindings = scope.bindings + [.integer(limit > 0 ? Int64(limit) : -1), .integer(Int64(offset))]
+        return try sqlite {
+            try snapshot.read { connection in
+                var references: [Int64] = []
+                try connection.statement(sql).forEachRow(bindings) { references.append($0.int64(0)) }
+                return references
+            }
+        }
+    }
+
     /// How many rows match `predicate`, counted in SQL; `nil` when it does not translate exactly.
     func countRows(of layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws -> Int? {
         guard let snapshot = snapshot as? SQLiteReadSnapshot, let entity = mapping.entities[layout.name],

@@ -31,6 +31,14 @@ extension SQLiteStore {
         try readRows(of: layout, matching: predicate, sortedBy: sort, offset: offset, limit: limit, in: snapshot)
     }
 
+    /// What the sorted read above would give, as references only (one column in SQL).
+    package func references(
+        ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
+        limit: Int, in snapshot: any IncrementalStoreSnapshot
+    ) throws -> [Int64]? {
+        try readReferences(of: layout, matching: predicate, sortedBy: sort, offset: offset, limit: limit, in: snapshot)
+    }
+
     package func count(ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws -> Int? {
         try countRows(of: layout, matching: predicate, in: snapshot)
     }
