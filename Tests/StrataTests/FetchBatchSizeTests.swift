@@ -63,7 +63,7 @@ import Testing
 
     /// A batch size changes when values are read, never which objects a fetch gives or in
     /// which order: on every store kind, with and without a window, with unsaved changes in
-    /// play (which the store cannot answer alone).
+    /// play (which the store cannot answer alone). Nor does an ID fetch, which reads IDs alone.
     @Test(arguments: StoreKind.queryable)
     func aBatchSizeGivesTheSameObjectsInTheSameOrder(_ kind: StoreKind) async throws {
         let coordinator = try await Self.shelf(kind)
@@ -75,6 +75,10 @@ import Testing
                 let expected = try context.fetch(plain).map(\.title)
                 let batchedTitles = try context.fetch(batched).map(\.title)
                 #expect(batchedTitles == expected)
+                // An ID fetch reads IDs only where the store answers alone: the same IDs, in order.
+                let ids = try context.fetchObjectIDs(plain)
+                let fetchedIDs = try context.fetch(plain).map(\.objectID)
+                #expect(ids == fetchedIDs)
             }
             let book = try Book(context: context)
             book.title = "Book 100½"

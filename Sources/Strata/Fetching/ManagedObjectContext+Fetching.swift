@@ -57,11 +57,12 @@ extension ManagedObjectContext {
     }
 
     /// The IDs of the objects a request describes (Core Data's `.managedObjectIDResultType`),
-    /// without making objects.
+    /// without making objects; the SQL stores read only the IDs when they answer alone.
     public func fetchObjectIDs<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [ManagedObjectID] {
         processPendingChanges()
         graph.beginRead()
         defer { graph.endRead() }
+        if let (ids, _) = try graph.matchIDsWithoutRows(for: request) { return ids }
         return try graph.matches(for: request, sorted: true).map(\.id)
     }
 

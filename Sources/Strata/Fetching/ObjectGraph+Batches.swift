@@ -1,10 +1,10 @@
 import Dispatch
 
 extension ObjectGraph {
-    /// For a fetch with a batch size: the IDs of the matches, in order, read by the store
-    /// without their rows — when the store alone holds the answer and can match, sort and
-    /// window it exactly (the SQL stores; the rows are read a batch at a time as objects fire).
-    /// `nil` otherwise, and the fetch reads rows as any fetch does.
+    /// For a fetch with a batch size or of IDs: the IDs of the matches, in order, read by the
+    /// store without their rows — when the store alone holds the answer and can match, sort
+    /// and window it exactly (the SQL stores; a batched fetch reads the rows a batch at a time
+    /// as objects fire). `nil` otherwise, and the fetch reads rows as any fetch does.
     func matchIDsWithoutRows<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> (ids: [ManagedObjectID], layout: EntityLayout)? {
         let layout = try layout(for: request)
         try request.predicate?.check(on: layout, model: model)
