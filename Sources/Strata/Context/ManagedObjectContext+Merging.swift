@@ -50,8 +50,14 @@ extension ManagedObjectContext {
     /// keeps a fault for each object others inserted, until ``reset()``.
     private func merge(_ changes: ObjectIDChanges) {
         var refreshed: Set<ManagedObjectID> = []
+        var touched: [ManagedObject] = []
+        var elsewhere: Set<ManagedObjectID> = []
         for id in changes.updatedObjectIDs {
-            guard let object = graph.registered[id] else { continue }
+            guard let object = graph.registered[id] else {
+                elsewhere.insert(id)
+                continue
+            }
+            touched.append(object)
             if object.isFault {
                 object.forgetCachedRow()  // it fires with the merged save's values
                 continue
@@ -61,15 +67,17 @@ extension ManagedObjectContext {
         }
         var inserted: Set<ManagedObjectID> = []
         for id in changes.insertedObjectIDs where graph.registered[id] == nil && graph.model.layout(for: id.entityName) != nil {
-            _ = graph.object(for: id)
+            touched.append(graph.object(for: id))
             inserted.insert(id)
         }
         var deleted: Set<ManagedObjectID> = []
         for id in changes.deletedObjectIDs {
             guard let object = graph.registered[id], !object.isDeleted else { continue }
             graph.deleteMerged(object)
+            touched.append(object)
             deleted.insert(id)
         }
+        graph.tellObservers(objects: touched, elsewhere: elsewhere)
         let change = ObjectsDidChange(insertedObjectIDs: inserted, updatedObjectIDs: [], deletedObjectIDs: deleted, refreshedObjectIDs: refreshed)
         self.changes.send(change)
     }

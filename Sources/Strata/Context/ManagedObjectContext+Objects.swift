@@ -50,10 +50,7 @@ extension ManagedObjectContext {
     /// context calls it at the end of each ``perform(_:)`` block, and before it saves or fetches.
     /// With an ``undoManager``, what changed since the last call becomes one undo group.
     public func processPendingChanges() {
-        graph.processPendingChanges()
-        graph.registerUndoGroup()
-        guard !graph.unprocessed.isEmpty else { return }
-        changes.send(graph.unprocessed.take())
+        graph.processPendingChangesAndTell()
     }
 
     /// Commits the context's changes: runs delete rules, validates every changed object, gives
@@ -68,6 +65,8 @@ extension ManagedObjectContext {
         // What changed is announced before the save, as Core Data processes pending changes first.
         processPendingChanges()
         guard let saved = try graph.save() else { return }
+        // New objects have permanent IDs now: results that order ties by ID place them again.
+        graph.tellObservers(objects: saved.insertedObjectIDs.compactMap { graph.registered[$0] })
         ownSaves.send(saved)
         NotificationCenter.default.post(saved.notification)
     }
@@ -76,6 +75,7 @@ extension ManagedObjectContext {
     public func rollback() {
         graph.rollback()
         graph.forgetUndo()
+        graph.tellObserversOfReload()
     }
 
     /// Lets every object go (objects the caller still holds no longer belong to the context)
@@ -83,6 +83,7 @@ extension ManagedObjectContext {
     public func reset() {
         graph.reset()
         graph.forgetUndo()
+        graph.tellObserversOfReload()
     }
 
     /// Reloads an object from the latest generation. With `mergeChanges`, its unsaved changes

@@ -8,6 +8,9 @@ struct UnprocessedChanges {
 
     var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 
+    /// Every object the next notice names.
+    var objects: [ManagedObject] { Array(inserted.values) + updated.values + deleted.values }
+
     mutating func insert(_ object: ManagedObject) {
         inserted[ObjectIdentifier(object)] = object
     }

@@ -15,45 +15,7 @@ extension ManagedObjectContext {
     ///   sort key that names a key the entity does not have, or that cannot be evaluated.
     public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
         processPendingChanges()
-        graph.beginRead()
-        defer { graph.endRead() }
-        if !request.relationshipKeyPathsForPrefetching.isEmpty {
-            try graph.checkPrefetching(request.relationshipKeyPathsForPrefetching, from: graph.layout(for: request))
-        }
-        var taken: [ManagedObjectID] = []
-        defer { graph.announce(taken, registered: true) }  // to each incremental store, once
-        let values = request.includesPropertyValues
-        if request.fetchBatchSize > 0, values, let (ids, layout) = try graph.matchIDsWithoutRows(for: request) {
-            graph.registered.reserveCapacity(graph.registered.count + ids.count)
-            return graph.registerInBatches(
-                ids, layout: layout, batchSize: request.fetchBatchSize, prefetching: request.relationshipKeyPathsForPrefetching, taken: &taken
-            ).compactMap { $0 as? Result }
-        }
-        let matches = try graph.matches(for: request, sorted: true)
-        graph.registered.reserveCapacity(graph.registered.count + matches.count)
-        let asFaults = request.returnsObjectsAsFaults || !values
-        let now = DispatchTime.now().uptimeNanoseconds
-        let objects = matches.map { ref in
-            let object: ManagedObject
-            if let registered = graph.registered[ref.id] {
-                object = registered
-                guard object.isFault else { return object }
-                if values { object.cache(ref.stored, at: now) }
-            } else if asFaults {
-                object = graph.register(id: ref.id, stored: nil, layout: ref.layout, announcing: false)
-                if values { object.cache(ref.stored, at: now) }
-                taken.append(ref.id)
-            } else {
-                object = graph.register(id: ref.id, stored: ref.stored, layout: ref.layout, announcing: false)
-                taken.append(ref.id)
-            }
-            if !asFaults, object.isFault { graph.fulfillFault(object) }
-            return object
-        }
-        if values, !request.relationshipKeyPathsForPrefetching.isEmpty {
-            graph.prefetch(request.relationshipKeyPathsForPrefetching, from: objects, at: now)
-        }
-        return objects.compactMap { $0 as? Result }
+        return try graph.fetch(request)
     }
 
     /// The IDs of the objects a request describes (Core Data's `.managedObjectIDResultType`),
@@ -88,6 +50,49 @@ extension ManagedObjectContext {
 }
 
 extension ObjectGraph {
+    /// ``ManagedObjectContext/fetch(_:)`` once pending changes are processed.
+    func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
+        beginRead()
+        defer { endRead() }
+        if !request.relationshipKeyPathsForPrefetching.isEmpty {
+            try checkPrefetching(request.relationshipKeyPathsForPrefetching, from: layout(for: request))
+        }
+        var taken: [ManagedObjectID] = []
+        defer { announce(taken, registered: true) }  // to each incremental store, once
+        let values = request.includesPropertyValues
+        if request.fetchBatchSize > 0, values, let (ids, layout) = try matchIDsWithoutRows(for: request) {
+            registered.reserveCapacity(registered.count + ids.count)
+            return registerInBatches(
+                ids, layout: layout, batchSize: request.fetchBatchSize, prefetching: request.relationshipKeyPathsForPrefetching, taken: &taken
+            ).compactMap { $0 as? Result }
+        }
+        let matches = try matches(for: request, sorted: true)
+        registered.reserveCapacity(registered.count + matches.count)
+        let asFaults = request.returnsObjectsAsFaults || !values
+        let now = DispatchTime.now().uptimeNanoseconds
+        let objects = matches.map { ref in
+            let object: ManagedObject
+            if let known = registered[ref.id] {
+                object = known
+                guard object.isFault else { return object }
+                if values { object.cache(ref.stored, at: now) }
+            } else if asFaults {
+                object = register(id: ref.id, stored: nil, layout: ref.layout, announcing: false)
+                if values { object.cache(ref.stored, at: now) }
+                taken.append(ref.id)
+            } else {
+                object = register(id: ref.id, stored: ref.stored, layout: ref.layout, announcing: false)
+                taken.append(ref.id)
+            }
+            if !asFaults, object.isFault { fulfillFault(object) }
+            return object
+        }
+        if values, !request.relationshipKeyPathsForPrefetching.isEmpty {
+            prefetch(request.relationshipKeyPathsForPrefetching, from: objects, at: now)
+        }
+        return objects.compactMap { $0 as? Result }
+    }
+
     /// The layout of a request's entity, checked against its result class.
     func layout<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> EntityLayout {
         let name = request.entityName ?? model.layouts(forClass: Result.self).first?.name
@@ -250,7 +255,7 @@ extension ObjectGraph {
     }
 
     /// `nil` sorts first; values of kinds without an order between them keep their order.
-    private static func sortOrder(_ a: EvaluationValue, _ b: EvaluationValue, _ options: FetchPredicate.Options) -> ComparisonResult {
+    static func sortOrder(_ a: EvaluationValue, _ b: EvaluationValue, _ options: FetchPredicate.Options) -> ComparisonResult {
         switch (a, b) {
         case (.null, .null): .orderedSame
         case (.null, _): .orderedAscending

@@ -1,0 +1,47 @@
+/// Something in a context that keeps a result current — a ``FetchedResultsController``: told of
+/// every change the context announces, synchronously, on the context's executor, before the
+/// change's ``ObjectsDidChange`` goes out.
+protocol ContextChangeObserver: AnyObject {
+    /// Objects changed: `objects` are the context's own (inserted, updated, deleted — still in
+    /// hand — refreshed, or given permanent IDs by a save); `elsewhere` are objects a merge says
+    /// another save inserted or updated that the context does not hold.
+    func contextDidChange(objects: [ManagedObject], elsewhere: Set<ManagedObjectID>)
+    /// Everything may have changed (a reset, a rollback): read the result again.
+    func contextDidReload()
+}
+
+/// A weak reference to an observer: a context never keeps its observers alive.
+struct WeakContextChangeObserver {
+    weak var observer: (any ContextChangeObserver)?
+}
+
+extension ObjectGraph {
+    func addChangeObserver(_ observer: any ContextChangeObserver) {
+        changeObservers.removeAll { $0.observer == nil }
+        changeObservers.append(WeakContextChangeObserver(observer: observer))
+    }
+
+    func removeChangeObserver(_ observer: any ContextChangeObserver) {
+        changeObservers.removeAll { $0.observer == nil || $0.observer === observer }
+    }
+
+    /// Tells every observer alive of a change.
+    func tellObservers(objects: [ManagedObject], elsewhere: Set<ManagedObjectID> = []) {
+        guard !changeObservers.isEmpty, !objects.isEmpty || !elsewhere.isEmpty else { return }
+        for entry in changeObservers { entry.observer?.contextDidChange(objects: objects, elsewhere: elsewhere) }
+    }
+
+    /// ``ManagedObjectContext/processPendingChanges()``: delete rules, an undo group, then one
+    /// ``ObjectsDidChange`` (observers first).
+    func processPendingChangesAndTell() {
+        processPendingChanges()
+        registerUndoGroup()
+        guard !unprocessed.isEmpty else { return }
+        tellObservers(objects: unprocessed.objects)
+        context?.changes.send(unprocessed.take())
+    }
+
+    func tellObserversOfReload() {
+        for entry in changeObservers { entry.observer?.contextDidReload() }
+    }
+}
