@@ -1,13 +1,13 @@
-/// Something in a context that keeps a result current — a ``FetchedResultsController``: told of
-/// every change the context announces, synchronously, on the context's executor, before the
-/// change's ``ObjectsDidChange`` goes out.
+/// Something in a context that keeps a result current — a ``FetchedResultsController``, an
+/// observation: told of every change the context announces, synchronously, on the context's
+/// executor, before the change's ``ObjectsDidChange`` goes out.
 protocol ContextChangeObserver: AnyObject {
     /// Objects changed: `objects` are the context's own (inserted, updated, deleted — still in
     /// hand — refreshed, or given permanent IDs by a save); `elsewhere` are objects a merge says
     /// another save inserted or updated that the context does not hold.
-    func contextDidChange(objects: [ManagedObject], elsewhere: Set<ManagedObjectID>)
+    func contextDidChange(objects: [ManagedObject], elsewhere: Set<ManagedObjectID>, in graph: ObjectGraph)
     /// Everything may have changed (a reset, a rollback): read the result again.
-    func contextDidReload()
+    func contextDidReload(in graph: ObjectGraph)
 }
 
 /// A weak reference to an observer: a context never keeps its observers alive.
@@ -16,8 +16,9 @@ struct WeakContextChangeObserver {
 }
 
 extension ObjectGraph {
+    /// Adds an observer, once however often it is added.
     func addChangeObserver(_ observer: any ContextChangeObserver) {
-        changeObservers.removeAll { $0.observer == nil }
+        changeObservers.removeAll { $0.observer == nil || $0.observer === observer }
         changeObservers.append(WeakContextChangeObserver(observer: observer))
     }
 
@@ -28,7 +29,7 @@ extension ObjectGraph {
     /// Tells every observer alive of a change.
     func tellObservers(objects: [ManagedObject], elsewhere: Set<ManagedObjectID> = []) {
         guard !changeObservers.isEmpty, !objects.isEmpty || !elsewhere.isEmpty else { return }
-        for entry in changeObservers { entry.observer?.contextDidChange(objects: objects, elsewhere: elsewhere) }
+        for entry in changeObservers { entry.observer?.contextDidChange(objects: objects, elsewhere: elsewhere, in: self) }
     }
 
     /// ``ManagedObjectContext/processPendingChanges()``: delete rules, an undo group, then one
@@ -42,6 +43,6 @@ extension ObjectGraph {
     }
 
     func tellObserversOfReload() {
-        for entry in changeObservers { entry.observer?.contextDidReload() }
+        for entry in changeObservers { entry.observer?.contextDidReload(in: self) }
     }
 }

@@ -46,8 +46,13 @@ final class ObjectGraph {
     var mergedDeletes: [ObjectIdentifier: ManagedObject] = [:]
     /// What changed since the context last processed its pending changes and said so.
     var unprocessed = UnprocessedChanges()
-    /// Fetched results controllers of this context, told of its changes (weakly held).
+    /// Fetched results controllers and observations of this context, told of its changes
+    /// (weakly held).
     var changeObservers: [WeakContextChangeObserver] = []
+    /// Observations of fetches (``ManagedObjectContext/changes(of:sectionNameKeyPath:)``), held
+    /// here until their observer stops.
+    var observations: [Int: AnyObject] = [:]
+    var nextObservationKey = 0
     /// How many rows the last fetch evaluated its predicate on: what an index saves.
     var rowsConsidered = 0
     var mergePolicy = MergePolicy.error

@@ -33,21 +33,18 @@ import Logging
 /// `cacheName` is accepted and kept: Core Data's on-disk section cache is an iOS detail; a
 /// controller here computes its sections in memory at each fetch.
 public final class FetchedResultsController<Result: ManagedObject> {
-    public let fetchRequest: FetchRequest<Result>
+    public var fetchRequest: FetchRequest<Result> { tracker.fetchRequest }
     public let managedObjectContext: ManagedObjectContext
     /// The key path whose value names each object's section; `nil` for one section named `""`.
-    public let sectionNameKeyPath: String?
+    public var sectionNameKeyPath: String? { tracker.sectionNameKeyPath }
     public let cacheName: String?
     /// Told of every change to the result (weakly held, as in Core Data).
     public weak var delegate: (any FetchedResultsControllerDelegate<Result>)?
 
     /// The result, in order; `nil` before ``performFetch()``.
     public private(set) var fetchedObjects: [Result]?
-    private var results: OrderedResults
-    private var layout: EntityLayout?
-    private var entityNames: Set<String> = []
-    private var readsRelatedObjects = false
-    private static var logger: Logger { Logger(label: "strata.fetched-results") }
+    private let tracker: ResultsTracker<Result>
+    private var results: OrderedResults { tracker.results }
 
     /// A controller of `fetchRequest`'s result in `context`, sectioned by `sectionNameKeyPath`.
     /// Nothing is read until ``performFetch()``, which checks the request.
@@ -55,11 +52,9 @@ public final class FetchedResultsController<Result: ManagedObject> {
         fetchRequest: FetchRequest<Result>, managedObjectContext context: ManagedObjectContext, sectionNameKeyPath: String?,
         cacheName: String?
     ) {
-        self.fetchRequest = fetchRequest
+        tracker = ResultsTracker(fetchRequest: fetchRequest, sectionNameKeyPath: sectionNameKeyPath)
         managedObjectContext = context
-        self.sectionNameKeyPath = sectionNameKeyPath
         self.cacheName = cacheName
-        results = OrderedResults(sortDescriptors: fetchRequest.sortDescriptors)
     }
 
     /// Fetches the result and starts following changes.
@@ -68,32 +63,9 @@ public final class FetchedResultsController<Result: ManagedObject> {
     ///   descriptors, or the section key path is not the first sort descriptor's key (Core
     ///   Data's requirements), before any fetch; what ``ManagedObjectContext/fetch(_:)`` throws.
     public func performFetch() throws {
-        guard !fetchRequest.sortDescriptors.isEmpty else {
-            throw PersistenceError(.unsupportedRequest, "a fetched results controller needs a fetch request with sort descriptors")
-        }
-        if let sectionNameKeyPath, fetchRequest.sortDescriptors[0].key != sectionNameKeyPath {
-            throw PersistenceError(
-                .unsupportedRequest,
-                "the first sort descriptor of a sectioned controller must sort by its section key '\(sectionNameKeyPath)', not '\(fetchRequest.sortDescriptors[0].key)'"
-            )
-        }
+        try tracker.validate()
         try onContext { graph in
-            let layout = try graph.layout(for: fetchRequest)
-            if let sectionNameKeyPath {
-                _ = try ValueExpression.keyPath(sectionNameKeyPath).check(on: layout, model: graph.model, variables: [:])
-            }
-            graph.processPendingChangesAndTell()
-            let objects = try graph.fetch(fetchRequest)
-            self.layout = layout
-            entityNames = Set(fetchRequest.includesSubentities ? layout.hierarchyNames : [layout.name])
-            readsRelatedObjects = fetchRequest.predicate?.readsRelatedObjects == true
-                || fetchRequest.sortDescriptors.contains { $0.key.contains(".") } || sectionNameKeyPath?.contains(".") == true
-            results.load(try objects.map { object in
-                guard let entry = try entry(for: object, in: graph) else {
-                    throw PersistenceError(.storeBrokeContract, objectIDs: [object.objectID], "a fetched object does not match its request")
-                }
-                return entry
-            })
+            try tracker.fetch(in: graph)
             publish()
             graph.addChangeObserver(self)
         }
@@ -142,13 +114,7 @@ public final class FetchedResultsController<Result: ManagedObject> {
     }
 
     /// The result as identifiers, for a diffable data source.
-    public var snapshot: FetchedResultsSnapshot {
-        let objects = fetchedObjects ?? []
-        return FetchedResultsSnapshot(
-            sections: zip(results.sections, results.sectionRanges).map { section, range in
-                FetchedResultsSnapshot.Section(identifier: section.name, itemIdentifiers: objects[range].map(\.objectID))
-            })
-    }
+    public var snapshot: FetchedResultsSnapshot { tracker.snapshot }
 
     /// Runs `body` with the context's object graph: the context's executor must be the one
     /// running (Core Data's rule: a controller is used where its context's objects are);
@@ -173,43 +139,14 @@ public final class FetchedResultsController<Result: ManagedObject> {
         delegate?.controller(self, sectionIndexTitleForSectionName: sectionName) ?? sectionIndexTitle(forSectionName: sectionName)
     }
 
-    // MARK: Following changes
-
-    /// `object`'s place in the result, or `nil` when it is not in it.
-    private func entry(for object: ManagedObject, in graph: ObjectGraph) throws -> OrderedResults.Entry? {
-        guard object.graph === graph, !object.isDeleted, entityNames.contains(object.entity.name) else { return nil }
-        object.willAccessValues()
-        let evaluator = PredicateEvaluator(source: ContextObjectSource(graph: graph, includesPendingChanges: true))
-        let ref = EvaluationValue.object(ObjectRef(id: object.objectID, row: object.storage, layout: object.layout))
-        if let predicate = fetchRequest.predicate, !(try evaluator.evaluate(predicate, on: ref)) { return nil }
-        let keys = try fetchRequest.sortDescriptors.map { try evaluator.value(.keyPath($0.key), on: ref) }
-        let section = try sectionNameKeyPath.map { try evaluator.value(.keyPath($0), on: ref).sectionName } ?? ""
-        return OrderedResults.Entry(object: object, keys: keys, section: section, tie: OrderedResults.Tie(object.objectID))
-    }
-
     private func publish() {
         fetchedObjects = results.entries.compactMap { $0.object as? Result }
     }
 
-    /// Applies changed objects and tells the delegate what moved. An object that stays where it
-    /// was is told as updated when `isUpdate` says it changed itself.
-    fileprivate func follow(_ objects: [ManagedObject], in graph: ObjectGraph, isUpdate: (ManagedObject) -> Bool) {
-        let changes = objects.map { object in
-            do {
-                return OrderedResults.Change(object: object, entry: try entry(for: object, in: graph), isUpdate: isUpdate(object))
-            } catch {
-                Self.logger.error("cannot place a changed object in a fetched result", metadata: ["object": "\(object.objectID)", "error": "\(error)"])
-                return OrderedResults.Change(object: object, entry: nil, isUpdate: false)
-            }
-        }
-        let oldSections = sections ?? []
-        let outcome = results.apply(changes)
-        guard !outcome.isEmpty else { return }
+    /// Publishes a changed result and tells the delegate what moved.
+    private func tell(_ outcome: OrderedResults.Outcome?, oldSections: [FetchedResultsSectionInfo<Result>]) {
+        guard let outcome else { return }
         publish()
-        tell(outcome, oldSections: oldSections)
-    }
-
-    private func tell(_ outcome: OrderedResults.Outcome, oldSections: [FetchedResultsSectionInfo<Result>]) {
         guard let delegate else { return }
         delegate.controllerWillChangeContent(self)
         let newSections = sections ?? []
@@ -231,34 +168,13 @@ public final class FetchedResultsController<Result: ManagedObject> {
 }
 
 extension FetchedResultsController: ContextChangeObserver {
-    func contextDidChange(objects: [ManagedObject], elsewhere: Set<ManagedObjectID>) {
-        try? onContext { graph in
-            var changed = objects
-            for id in elsewhere where entityNames.contains(id.entityName) {
-                changed.append(graph.object(for: id))  // another save's object this context did not hold: it may join
-            }
-            if readsRelatedObjects, objects.contains(where: { !entityNames.contains($0.entity.name) }) || !elsewhere.isEmpty {
-                return refetch(in: graph, changed: Set(changed.map(ObjectIdentifier.init)))
-            }
-            follow(changed, in: graph) { _ in true }
-        }
+    func contextDidChange(objects: [ManagedObject], elsewhere: Set<ManagedObjectID>, in graph: ObjectGraph) {
+        let oldSections = sections ?? []
+        tell(tracker.follow(objects: objects, elsewhere: elsewhere, in: graph), oldSections: oldSections)
     }
 
-    func contextDidReload() {
-        try? onContext { graph in refetch(in: graph, changed: []) }
-    }
-
-    /// Fetches the result again and tells the delegate how it differs: after a reset, or a
-    /// change the result may depend on through a relationship (`changed`: the objects that
-    /// changed themselves, told as updated where they stay).
-    private func refetch(in graph: ObjectGraph, changed: Set<ObjectIdentifier>) {
-        do {
-            // Objects a reset let go are no longer the context's: they leave the result, and
-            // the context's objects for the same IDs join it.
-            let fetched = try graph.fetch(fetchRequest)
-            follow(results.entries.map(\.object) + fetched, in: graph) { changed.contains(ObjectIdentifier($0)) }
-        } catch {
-            Self.logger.error("cannot fetch a controller's result again", metadata: ["error": "\(error)"])
-        }
+    func contextDidReload(in graph: ObjectGraph) {
+        let oldSections = sections ?? []
+        tell(tracker.refetch(in: graph), oldSections: oldSections)
     }
 }
