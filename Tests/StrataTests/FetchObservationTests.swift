@@ -111,4 +111,61 @@ import Testing
         var updates = backgroundContext(coordinator).changes(of: FetchRequest<Tag>()).makeAsyncIterator()
         await #expect(throws: PersistenceError.self) { _ = try await updates.next() }
     }
+
+    /// Watching one object: the keys another context's save changed, once merged, then its
+    /// deletion, which ends the sequence.
+    @Test(arguments: kinds)
+    func anObjectsChangesAndDeletionAreWatched(_ kind: StoreKind) async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
+        let id = try await backgroundContext(coordinator).perform { context in
+            let book = try Book(context: context)
+            book.title = "Emma"
+            try context.save()
+            return book.objectID
+        }
+        let watcher = backgroundContext(coordinator)
+        try await watcher.perform { $0.automaticallyMergesChangesFromParent = true }
+        var changes = watcher.changes(ofObjectWith: id).makeAsyncIterator()
+        #expect(try await changes.next() == ObjectChange(changedKeys: [], isDeleted: false), "started")
+        let tagID = try await backgroundContext(coordinator).perform { context in
+            let book = try #require(try context.existingObject(with: id) as? Book)
+            book.title = "Emma (2nd ed.)"
+            book.pages = 474
+            let tag = try Tag(context: context)
+            tag.label = "novel"
+            try context.save()
+            return tag.objectID
+        }
+        let first = try #require(try await changes.next())
+        #expect(first.changedKeys == ["title", "pages"])
+        try await backgroundContext(coordinator).perform { context in
+            let book = try #require(try context.existingObject(with: id) as? Book)
+            book.tags = [try #require(try context.existingObject(with: tagID) as? Tag)]
+            try context.save()
+        }
+        let second = try #require(try await changes.next())
+        #expect(second.changedKeys == ["tags"])
+        try await backgroundContext(coordinator).perform { context in
+            context.delete(try context.existingObject(with: id))
+            try context.save()
+        }
+        let last = try #require(try await changes.next())
+        #expect(last.isDeleted)
+        #expect(try await changes.next() == nil)
+    }
+
+    @Test func anObjectThatDoesNotExistIsRefused() async throws {
+        let coordinator = try await makeCoordinator(libraryModel())
+        let id = try await backgroundContext(coordinator).perform { context in
+            let tag = try Tag(context: context)
+            tag.label = "gone"
+            try context.save()
+            context.delete(tag)
+            try context.save()
+            return tag.objectID
+        }
+        var changes = backgroundContext(coordinator).changes(ofObjectWith: id).makeAsyncIterator()
+        let error = await #expect(throws: PersistenceError.self) { _ = try await changes.next() }
+        #expect(error?.code == .objectNotFound)
+    }
 }

@@ -24,6 +24,23 @@ extension ManagedObjectContext {
         FetchedResultsChanges(context: self, request: request, sectionNameKeyPath: sectionNameKeyPath)
     }
 
+    /// The changes of one object, as the context sees them (its own, and the saves it merges):
+    /// the keys whose values changed, and its deletion — what Core Data's key-value observing
+    /// of a managed object gives, as a sequence. The first element, with no changed keys, says
+    /// the observation started (see ``ObjectChanges``).
+    ///
+    /// ```swift
+    /// for try await change in context.changes(ofObjectWith: book.objectID) {
+    ///     if change.isDeleted { break }
+    ///     print("changed:", change.changedKeys)
+    /// }
+    /// ```
+    ///
+    /// The first `next()` throws ``PersistenceError`` `.objectNotFound` when there is no such object.
+    public nonisolated func changes(ofObjectWith objectID: ManagedObjectID) -> ObjectChanges {
+        ObjectChanges(context: self, objectID: objectID)
+    }
+
     /// Ends an observation: the graph lets it go.
     func stopObservation(_ key: Int) {
         graph.observations[key] = nil
