@@ -153,6 +153,50 @@ import Testing
         #expect(value == 7)
     }
 
+    /// A watched fetch follows another process's saves (issue 32): the helper inserts Item n
+    /// and deletes Item n - 1 in each of 20 saves; the context merges each through remote
+    /// changes and history, and the watched result ends as the store's: Item 20 alone.
+    @Test func aWatchedFetchFollowsAnotherProcessesSaves() async throws {
+        let helper = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("StoreCrashHelper")
+        try #require(FileManager.default.isExecutableFile(atPath: helper.path), "build the helper first (scripts/test does)")
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("Shared.sqlite")
+        let reader = try await Self.open(url)
+        let context = backgroundContext(reader)
+        try await context.perform { $0.automaticallyMergesChangesFromParent = true }
+        let request = FetchRequest<ManagedObject>(entityName: "Item", sortDescriptors: [.ascending("index")])
+        var updates = context.changes(of: request).makeAsyncIterator()
+        #expect(try await updates.next()?.snapshot.numberOfItems == 0)
+
+        async let writer = ChildProcess.run(helper, [url.path, "sqlite", "history", "20", "10"])
+        let watcher = Task { () -> (FetchedResultsUpdate?, Int) in
+            var last: FetchedResultsUpdate?
+            var count = 0
+            while let update = try await updates.next() {
+                (last, count) = (update, count + 1)
+                let indexes = try await context.perform { context in
+                    try update.snapshot.itemIdentifiers.map { try context.existingObject(with: $0).value(forKey: "index") as? Int64 }
+                }
+                if indexes == [20] { break }
+            }
+            return (last, count)
+        }
+        let watchdog = Task {
+            try await Task.sleep(nanoseconds: 120_000_000_000)
+            watcher.cancel()
+        }
+        let (last, count) = try await watcher.value
+        watchdog.cancel()
+        let written = try await writer
+        #expect(written.status == 0, "\(String(decoding: written.errors, as: UTF8.self))")
+        #expect(count >= 1)
+        let fresh = try await context.perform { context in try context.fetchObjectIDs(request) }
+        #expect(last?.snapshot.itemIdentifiers == fresh, "the watched result is the store's")
+        #expect(fresh.count == 1)
+    }
+
     /// Two processes on one store: the helper saves in a loop; this process hears every save
     /// through remote changes, reads its transaction from history (in order, as written) and
     /// measures how long after the save that was.
