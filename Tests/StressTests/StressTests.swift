@@ -50,6 +50,7 @@ import Testing
         defer { NotificationCenter.default.removeObserver(observer) }
         let operations = max(20, Int(400 * Self.scale))
         let contexts = 4
+        let watcher = try await ResultsWatcher(coordinator)
 
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0..<contexts {
@@ -118,8 +119,20 @@ import Testing
                     try await Task.sleep(nanoseconds: 2_000_000)
                 }
             }
+            group.addTask {
+                // A controller and a watched fetch follow the saves as the view context merges them.
+                for _ in 0..<max(5, Int(40 * Self.scale)) {
+                    let problems = try await watcher.problems()
+                    shared.watcherProblems.withLock { $0 += problems }
+                    try await Task.sleep(nanoseconds: 3_000_000)
+                }
+            }
             try await group.waitForAll()
         }
+        let caughtUp = try await watcher.caughtUp(within: 30)
+        #expect(caughtUp, "seed \(seed): the controller or the watched fetch is not a fresh fetch once every save is merged")
+        #expect(shared.watcherProblems.withLock { $0 }.isEmpty, "seed \(seed): \(shared.watcherProblems.withLock { $0 })")
+        await watcher.stop()
 
         #expect(shared.partialReads.withLock { $0 }.isEmpty, "seed \(seed): reads saw part of a save")
         // Replay the successful saves in commit order.
@@ -143,6 +156,7 @@ import Testing
         let ledger = Locked<[Written]>([])
         let conflicts = Locked(0)
         let partialReads = Locked<[String]>([])
+        let watcherProblems = Locked<[String]>([])
     }
 
     enum Outcome: Sendable {
