@@ -42,7 +42,16 @@ public final class FetchedResultsController<Result: ManagedObject> {
     public weak var delegate: (any FetchedResultsControllerDelegate<Result>)?
 
     /// The result, in order; `nil` before ``performFetch()``.
-    public private(set) var fetchedObjects: [Result]?
+    public var fetchedObjects: [Result]? {
+        guard hasFetched else { return nil }
+        if let objects { return objects }
+        // Made when asked, once per change: a change to one object costs no copy of the result.
+        let made = results.entries.compactMap { $0.object as? Result }
+        objects = made
+        return made
+    }
+    private var hasFetched = false
+    private var objects: [Result]?
     private let tracker: ResultsTracker<Result>
     private var results: OrderedResults { tracker.results }
 
@@ -73,7 +82,7 @@ public final class FetchedResultsController<Result: ManagedObject> {
 
     /// The result's sections, in order; `nil` before ``performFetch()``.
     public var sections: [FetchedResultsSectionInfo<Result>]? {
-        guard let fetchedObjects else { return nil }
+        guard let fetchedObjects else { return nil }  // made once per change, shared by the sections
         return zip(results.sections, results.sectionRanges).map { section, range in
             FetchedResultsSectionInfo(name: section.name, indexTitle: indexTitle(for: section.name), range: range, all: fetchedObjects)
         }
@@ -140,21 +149,29 @@ public final class FetchedResultsController<Result: ManagedObject> {
     }
 
     private func publish() {
-        fetchedObjects = results.entries.compactMap { $0.object as? Result }
+        hasFetched = true
+        objects = nil
     }
 
     /// Publishes a changed result and tells the delegate what moved.
-    private func tell(_ outcome: OrderedResults.Outcome?, oldSections: [FetchedResultsSectionInfo<Result>]) {
+    private func tell(_ outcome: OrderedResults.Outcome?) {
         guard let outcome else { return }
         publish()
         guard let delegate else { return }
-        delegate.controllerWillChangeContent(self)
-        let newSections = sections ?? []
-        for (index, _) in outcome.deletedSections.reversed() where oldSections.indices.contains(index) {
-            delegate.controller(self, didChange: oldSections[index], atSectionIndex: index, for: .delete)
+        if let delegate = delegate as? any FetchedResultsControllerSnapshotDelegate<Result> {
+            return delegate.controller(self, didChangeContentWith: snapshot)
         }
-        for (index, _) in outcome.insertedSections where newSections.indices.contains(index) {
-            delegate.controller(self, didChange: newSections[index], atSectionIndex: index, for: .insert)
+        delegate.controllerWillChangeContent(self)
+        for section in outcome.deletedSections.reversed() {
+            let info = FetchedResultsSectionInfo(
+                name: section.name, indexTitle: indexTitle(for: section.name), range: 0..<section.objects.count,
+                all: section.objects.compactMap { $0 as? Result })
+            delegate.controller(self, didChange: info, atSectionIndex: section.index, for: .delete)
+        }
+        if !outcome.insertedSections.isEmpty, let newSections = sections {
+            for section in outcome.insertedSections where newSections.indices.contains(section.index) {
+                delegate.controller(self, didChange: newSections[section.index], atSectionIndex: section.index, for: .insert)
+            }
         }
         for kind in [FetchedResultsChangeType.delete, .insert, .move, .update] {
             for change in outcome.objects where change.type == kind {
@@ -163,18 +180,15 @@ public final class FetchedResultsController<Result: ManagedObject> {
             }
         }
         delegate.controllerDidChangeContent(self)
-        delegate.controller(self, didChangeContentWith: snapshot)
     }
 }
 
 extension FetchedResultsController: ContextChangeObserver {
     func contextDidChange(objects: [ManagedObject], elsewhere: Set<ManagedObjectID>, in graph: ObjectGraph) {
-        let oldSections = sections ?? []
-        tell(tracker.follow(objects: objects, elsewhere: elsewhere, in: graph), oldSections: oldSections)
+        tell(tracker.follow(objects: objects, elsewhere: elsewhere, in: graph))
     }
 
     func contextDidReload(in graph: ObjectGraph) {
-        let oldSections = sections ?? []
-        tell(tracker.refetch(in: graph), oldSections: oldSections)
+        tell(tracker.refetch(in: graph))
     }
 }

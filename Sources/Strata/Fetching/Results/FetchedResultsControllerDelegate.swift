@@ -9,10 +9,9 @@ import Foundation
 /// One change is told as Core Data tells it: ``controllerWillChangeContent(_:)``; section
 /// deletions and insertions; object deletions, insertions, moves and updates (a deletion's
 /// index path is in the result before the change, an insertion's and a move's new one after
-/// it); ``controllerDidChangeContent(_:)``; then
-/// ``controller(_:didChangeContentWith:)`` with the whole result as identifiers. Core Data calls
-/// only the snapshot method when a delegate implements it; Strata cannot see which methods a
-/// Swift type implements, so it calls them all.
+/// it); ``controllerDidChangeContent(_:)``. A delegate that wants the result as identifiers
+/// instead, for a diffable data source, conforms to ``FetchedResultsControllerSnapshotDelegate``:
+/// as in Core Data, it is then told by that method alone.
 public protocol FetchedResultsControllerDelegate<Result>: AnyObject {
     associatedtype Result: ManagedObject
 
@@ -24,7 +23,6 @@ public protocol FetchedResultsControllerDelegate<Result>: AnyObject {
         _ controller: FetchedResultsController<Result>, didChange sectionInfo: FetchedResultsSectionInfo<Result>,
         atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType)
     func controllerDidChangeContent(_ controller: FetchedResultsController<Result>)
-    func controller(_ controller: FetchedResultsController<Result>, didChangeContentWith snapshot: FetchedResultsSnapshot)
     /// The index title of a section; `nil` (the default) leaves it to the controller's
     /// ``FetchedResultsController/sectionIndexTitle(forSectionName:)``.
     func controller(_ controller: FetchedResultsController<Result>, sectionIndexTitleForSectionName sectionName: String) -> String?
@@ -41,7 +39,6 @@ extension FetchedResultsControllerDelegate {
         atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType
     ) {}
     public func controllerDidChangeContent(_ controller: FetchedResultsController<Result>) {}
-    public func controller(_ controller: FetchedResultsController<Result>, didChangeContentWith snapshot: FetchedResultsSnapshot) {}
     public func controller(_ controller: FetchedResultsController<Result>, sectionIndexTitleForSectionName sectionName: String) -> String? {
         nil
     }

@@ -46,7 +46,8 @@ struct OrderedResults {
     /// What a set of changes did, with index paths as Core Data gives them: deletions in the
     /// result before, insertions and moves' destinations in the result after.
     struct Outcome {
-        var deletedSections: [(index: Int, name: String)] = []
+        /// Sections that went, with the objects they held (in order).
+        var deletedSections: [(index: Int, name: String, objects: [ManagedObject])] = []
         var insertedSections: [(index: Int, name: String)] = []
         var objects: [(object: ManagedObject, type: FetchedResultsChangeType, old: IndexPath?, new: IndexPath?)] = []
 
@@ -133,7 +134,10 @@ struct OrderedResults {
         let newNames = sections.map(\.name)
         let oldSet = Set(oldNames)
         let newSet = Set(newNames)
-        outcome.deletedSections = oldNames.enumerated().filter { !newSet.contains($0.element) }.map { ($0.offset, $0.element) }
+        for (index, name) in oldNames.enumerated() where !newSet.contains(name) {
+            let held = old.values.filter { $0.path[0] == index }.sorted { $0.path[1] < $1.path[1] }.map(\.entry.object)
+            outcome.deletedSections.append((index, name, held))
+        }
         outcome.insertedSections = newNames.enumerated().filter { !oldSet.contains($0.element) }.map { ($0.offset, $0.element) }
         for change in changes {
             let before = old[ObjectIdentifier(change.object)]
