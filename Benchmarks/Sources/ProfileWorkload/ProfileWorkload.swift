@@ -6,7 +6,7 @@ import Workloads
 /// `-binary` the binary store's (`save-binary` times the save of N inserted objects alone), or
 /// with `-postgres` the PostgreSQL store's, on the server `STRATA_POSTGRES_URL` names.
 ///
-///     profile-workload insert|fetch|fetch-batched|update|lookups|save|open|batch-insert|batch-delete[-binary|-postgres] N
+///     profile-workload insert|fetch|fetch-batched|controller|refetch|update|lookups|save|open|batch-insert|batch-delete[-binary|-postgres] N
 ///
 /// The fixture it starts from is made first (and kept in `STRATA_BENCH_FIXTURES`), outside what
 /// `STRATA_PROFILE_START` marks; a profiler attached from the start sees both.
@@ -14,7 +14,7 @@ import Workloads
     static func main() async throws {
         let arguments = CommandLine.arguments.dropFirst()
         guard let workload = arguments.first, let count = arguments.dropFirst().first.flatMap(Int.init) else {
-            FileHandle.standardError.write(Data("usage: profile-workload insert|fetch|fetch-batched|update|lookups|save|open|batch-insert|batch-delete[-binary|-postgres] N\n".utf8))
+            FileHandle.standardError.write(Data("usage: profile-workload insert|fetch|fetch-batched|controller|refetch|update|lookups|save|open|batch-insert|batch-delete[-binary|-postgres] N\n".utf8))
             exit(2)
         }
         let binary = workload.hasSuffix("-binary")
@@ -47,6 +47,12 @@ import Workloads
             _ = try await StrataPeer.fetchAll(StrataPeer.open(fixture))
         case "fetch-batched":
             _ = try await StrataPeer.fetchAllInBatches(StrataPeer.open(fixture))
+        case "controller", "refetch":
+            // Per change: the controller following 1,000 changes, or a fetch after each of 20.
+            let controller = try await ControllerWorkload(fixture)
+            let refetching = workload.hasPrefix("refetch")
+            let perChange = try controller.changeOneAtATime(refetching ? 20 : 1_000, refetching: refetching)
+            FileHandle.standardError.write(Data("\(workload) \(count): \(perChange) per change\n".utf8))
         case "update":
             try await StrataPeer.updateTenthAndSave(StrataPeer.open(scratch(fixture)))
         case "lookups":

@@ -133,10 +133,12 @@ public enum StrataPeer {
 
     /// Workload 2: opens the store at `url` until a context can fetch. Where there is no file
     /// yet, the store starts empty, and the first save writes it (workload 1).
-    public static func open(_ url: URL) async throws -> ManagedObjectContext {
+    public static func open(
+        _ url: URL, concurrencyType: ManagedObjectContext.ConcurrencyType = .privateQueue
+    ) async throws -> ManagedObjectContext {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         try await coordinator.addPersistentStore(type: storeType(of: url), at: url)
-        return ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        return ManagedObjectContext(concurrencyType: concurrencyType, persistentStoreCoordinator: coordinator)
     }
 
     /// Workload 3: fetches every person as a managed object and reads one attribute of each.
