@@ -299,6 +299,31 @@ import Testing
         }
     }
 
+    /// A refresh brings another context's saved values in (Core Data's
+    /// `refresh(_:mergeChanges:)`), and the controller follows them.
+    @Test(arguments: kinds)
+    func aRefreshedObjectIsFollowed(_ kind: StoreKind) async throws {
+        let coordinator = try await Self.library(kind)
+        try await backgroundContext(coordinator).perform { context in
+            let controller = FetchedResultsController(
+                fetchRequest: FetchRequest<Book>(sortDescriptors: [.ascending("title")]), managedObjectContext: context, sectionNameKeyPath: nil,
+                cacheName: nil)
+            let recorder = Recorder()
+            controller.delegate = recorder
+            try controller.performFetch()
+            let emma = try #require(controller.fetchedObjects?.first)
+            let id = emma.objectID
+            try backgroundContext(coordinator).performAndWait { other in
+                try #require(try other.existingObject(with: id) as? Book).title = "Zuleika"
+                try other.save()
+            }
+            #expect(Self.titles(controller).first == "Emma", "not merged yet")
+            context.refresh(emma, mergeChanges: false)
+            #expect(Self.titles(controller) == ["Middlemarch", "Persuasion", "Romola", "Villette", "Zuleika"])
+            #expect(recorder.events.map(\.type) == [.move])
+        }
+    }
+
     /// A change to another object that a sort key reads through a relationship moves the
     /// objects that read it (an author renamed moves their books to another section).
     @Test(arguments: kinds)

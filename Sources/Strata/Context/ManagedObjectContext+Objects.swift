@@ -90,13 +90,16 @@ extension ManagedObjectContext {
     /// stay on top of the latest saved values; without, they are lost and it becomes a fault.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         graph.refresh(object, mergeChanges: mergeChanges)
+        graph.tellObservers(objects: [object])  // its values may have moved it in a controller's result
     }
 
     /// Refreshes every registered object, keeping unsaved changes.
     public func refreshAllObjects() {
-        for object in Array(graph.registered.values) {
+        let objects = Array(graph.registered.values)
+        for object in objects {
             graph.refresh(object, mergeChanges: true)
         }
+        graph.tellObservers(objects: objects)
     }
 }
 

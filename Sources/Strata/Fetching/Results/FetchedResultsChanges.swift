@@ -34,7 +34,13 @@ public struct FetchedResultsChanges<Result: ManagedObject>: AsyncSequence, Senda
         public mutating func next() async throws -> FetchedResultsUpdate? {
             if let context = starting {
                 starting = nil
-                wakes = try await Self.start(context, request: request, sectionNameKeyPath: sectionNameKeyPath, state: state)
+                let (request, sectionNameKeyPath, state) = (request, sectionNameKeyPath, state)
+                wakes = try await ObservationStart.start(in: context) { graph, wake in
+                    let tracker = ResultsTracker(fetchRequest: request, sectionNameKeyPath: sectionNameKeyPath)
+                    let observation = ResultsObservation(tracker: tracker, state: state, wake: wake)
+                    try observation.start(in: graph)
+                    return observation
+                }
             }
             guard var wakes else { return nil }
             defer { self.wakes = wakes }
@@ -48,25 +54,5 @@ public struct FetchedResultsChanges<Result: ManagedObject>: AsyncSequence, Senda
             return FetchedResultsUpdate(from: previous, to: snapshot, updated: updated)
         }
 
-        /// Registers the observation in the context (which fetches the result) and returns
-        /// what wakes the iterator.
-        private static func start(
-            _ context: ManagedObjectContext, request: FetchRequest<Result>, sectionNameKeyPath: String?,
-            state: ThreadLocked<ResultsObservation<Result>.State>
-        ) async throws -> AsyncStream<Void>.Iterator {
-            let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-            let key = try await context.perform { context in
-                let tracker = ResultsTracker(fetchRequest: request, sectionNameKeyPath: sectionNameKeyPath)
-                let observation = ResultsObservation(tracker: tracker, state: state, wake: wake)
-                try observation.start(in: context.graph)
-                return context.graph.keep(observation)
-            }
-            // Weak: an observation does not keep its context alive.
-            wake.onTermination = { [weak context] _ in
-                guard let context else { return }
-                Task { await context.stopObservation(key) }
-            }
-            return wakes.makeAsyncIterator()
-        }
     }
 }

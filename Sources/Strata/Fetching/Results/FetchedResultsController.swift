@@ -15,8 +15,9 @@ import Logging
 ///
 /// Use a controller where its context's objects are used: on the main actor for a main-queue
 /// context (``PersistentContainer/viewContext``), inside `perform` for a private-queue one.
-/// Its methods check that (with the context's `assumeIsolated`) and stop the program when
-/// called elsewhere, as Core Data's concurrency debugging does.
+/// ``performFetch()`` checks that (with the context's `assumeIsolated`) and stops the program
+/// when called elsewhere, as Core Data's concurrency debugging does; the controller is told of
+/// changes on that executor.
 ///
 /// After ``performFetch()`` it follows everything that changes the context's objects: the
 /// context's own inserts, updates and deletes when it processes pending changes (at the end of

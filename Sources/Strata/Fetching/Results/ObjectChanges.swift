@@ -30,19 +30,12 @@ public struct ObjectChanges: AsyncSequence, Sendable {
         public mutating func next() async throws -> ObjectChange? {
             if let context = starting {
                 starting = nil
-                let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
                 let (objectID, state) = (objectID, state)
-                let key = try await context.perform { context in
+                wakes = try await ObservationStart.start(in: context) { graph, wake in
                     let observation = ObjectObservation(objectID: objectID, state: state, wake: wake)
-                    try observation.start(in: context.graph)
-                    return context.graph.keep(observation)
+                    try observation.start(in: graph)
+                    return observation
                 }
-                // Weak: an observation does not keep its context alive.
-                wake.onTermination = { [weak context] _ in
-                    guard let context else { return }
-                    Task { await context.stopObservation(key) }
-                }
-                self.wakes = wakes.makeAsyncIterator()
                 return ObjectChange(changedKeys: [], isDeleted: false)
             }
             guard !ended, var wakes else { return nil }

@@ -55,6 +55,8 @@ final class ResultsTracker<Result: ManagedObject> {
         if readsRelatedObjects, objects.contains(where: { !entityNames.contains($0.entity.name) }) || !elsewhere.isEmpty {
             return refetch(in: graph, changed: Set(changed.map(ObjectIdentifier.init)))
         }
+        // Faults among them (a merge's) are read together, not one query each as they fire.
+        graph.generation.prefetch(changed.filter { $0.isFault && $0.graph === graph }.map(\.objectID))
         return apply(changed, in: graph) { _ in true }
     }
 
