@@ -47,7 +47,7 @@ public final class FetchedResultsController<Result: ManagedObject> {
         guard hasFetched else { return nil }
         if let objects { return objects }
         // Made when asked, once per change: a change to one object costs no copy of the result.
-        let made = results.entries.compactMap { $0.object as? Result }
+        let made = results.entries.all.compactMap { $0.object as? Result }
         objects = made
         return made
     }

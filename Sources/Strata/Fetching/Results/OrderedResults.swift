@@ -56,7 +56,7 @@ struct OrderedResults {
 
     let ascending: [Bool]
     let options: [FetchPredicate.Options]
-    private(set) var entries: [Entry] = []
+    private(set) var entries = ChunkedEntries<Entry>()
     /// The sections in order, with how many entries each holds.
     private(set) var sections: [(name: String, count: Int)] = []
     private var entryOfObject: [ObjectIdentifier: Entry] = [:]
@@ -68,10 +68,11 @@ struct OrderedResults {
 
     /// Replaces the whole result (a fetch), in the order the entries give.
     mutating func load(_ loaded: [Entry]) {
-        entries = loaded.sorted { compare($0, $1) == .orderedAscending }
-        entryOfObject = Dictionary(entries.map { (ObjectIdentifier($0.object), $0) }, uniquingKeysWith: { first, _ in first })
+        let sorted = loaded.sorted { compare($0, $1) == .orderedAscending }
+        entries = ChunkedEntries(sorted)
+        entryOfObject = Dictionary(sorted.map { (ObjectIdentifier($0.object), $0) }, uniquingKeysWith: { first, _ in first })
         sections = []
-        for entry in entries {
+        for entry in sorted {
             if sections.last?.name == entry.section { sections[sections.count - 1].count += 1 } else { sections.append((entry.section, 1)) }
         }
     }

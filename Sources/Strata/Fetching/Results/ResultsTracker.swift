@@ -68,7 +68,7 @@ final class ResultsTracker<Result: ManagedObject> {
             // Objects a reset let go are no longer the context's: they leave the result, and
             // the context's objects for the same IDs join it.
             let fetched = try graph.fetch(fetchRequest)
-            return apply(results.entries.map(\.object) + fetched, in: graph) { changed.contains(ObjectIdentifier($0)) }
+            return apply(results.entries.all.map(\.object) + fetched, in: graph) { changed.contains(ObjectIdentifier($0)) }
         } catch {
             Self.logger.error("cannot fetch a result again", metadata: ["error": "\(error)"])
             return nil
@@ -77,9 +77,10 @@ final class ResultsTracker<Result: ManagedObject> {
 
     /// The result as identifiers.
     var snapshot: FetchedResultsSnapshot {
-        FetchedResultsSnapshot(
+        let entries = results.entries.all
+        return FetchedResultsSnapshot(
             sections: zip(results.sections, results.sectionRanges).map { section, range in
-                FetchedResultsSnapshot.Section(identifier: section.name, itemIdentifiers: results.entries[range].map(\.object.objectID))
+                FetchedResultsSnapshot.Section(identifier: section.name, itemIdentifiers: entries[range].map(\.object.objectID))
             })
     }
 
