@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "strata-demo", targets: ["LibraryDemo"]),
         .executable(name: "notes-sample", targets: ["NotesSample"]),
         .executable(name: "shared-store-sample", targets: ["SharedStoreSample"]),
+        .executable(name: "live-results-sample", targets: ["LiveResultsSample"]),
         .executable(name: "app-servers-sample", targets: ["AppServersSample"]),
     ],
     dependencies: [
@@ -119,6 +120,12 @@ let package = Package(
             name: "SharedStoreSample",
             dependencies: ["Strata"],
             path: "Samples/SharedStore"
+        ),
+        // A fetched results controller and a watched fetch following another process's saves.
+        .executableTarget(
+            name: "LiveResultsSample",
+            dependencies: ["Strata"],
+            path: "Samples/LiveResults"
         ),
         // Two app servers on one PostgreSQL database, each hearing the other's saves.
         .executableTarget(
