@@ -276,6 +276,40 @@ import Testing
         }
     }
 
+    /// An object a merge inserts may be registered already: an earlier merge that read a later
+    /// generation followed a relationship to it (here, refreshing an author with unsaved changes
+    /// brings the book another save gave it). The controller still hears of it at its insert.
+    /// (Found by the stress suite's watcher.)
+    @Test(arguments: kinds)
+    func anInsertedObjectTheContextHeldAlreadyJoins(_ kind: StoreKind) async throws {
+        let coordinator = try await Self.library(kind)
+        try await backgroundContext(coordinator).perform { context in
+            let controller = FetchedResultsController(
+                fetchRequest: FetchRequest<Book>(sortDescriptors: [.ascending("title")]), managedObjectContext: context, sectionNameKeyPath: nil,
+                cacheName: nil)
+            try controller.performFetch()
+            let austen = try #require(try context.fetch(FetchRequest<Author>(predicate: try FetchPredicate(format: "name == 'Austen'"))).first)
+            austen.born = Date(timeIntervalSince1970: 0)  // an unsaved change: a refresh merges onto it
+            let authorID = austen.objectID
+            let (updated, inserted) = try backgroundContext(coordinator).performAndWait { other in
+                let author = try #require(try other.existingObject(with: authorID) as? Author)
+                author.name = "Jane Austen"
+                try other.save()
+                let book = try Book(context: other)
+                book.title = "Sanditon"
+                book.author = author
+                try other.save()
+                return (author.objectID, book.objectID)
+            }
+            context.mergeChanges(fromRemoteContextSave: ObjectIDChanges(updated: [updated]))
+            context.processPendingChanges()
+            #expect(context.registeredObject(for: inserted) != nil, "the refresh of the author reached the book")
+            context.mergeChanges(fromRemoteContextSave: ObjectIDChanges(inserted: [inserted], updated: [updated]))
+            context.processPendingChanges()
+            #expect(Self.titles(controller) == ["Emma", "Middlemarch", "Persuasion", "Romola", "Sanditon", "Villette"])
+        }
+    }
+
     /// A reset is told as a reload: every object leaves, the context's new ones for the same
     /// IDs join.
     @Test(arguments: kinds)

@@ -51,6 +51,15 @@ import Testing
             if controller.fetchedObjects?.map(\.objectID) == fresh, lastUpdate?.snapshot.itemIdentifiers == fresh { return true }
             try await Task.sleep(nanoseconds: 20_000_000)
         }
+        let fresh = try await view.perform { try $0.fetchObjectIDs(Self.request) }
+        let shown = controller.fetchedObjects?.map(\.objectID) ?? []
+        let watched = lastUpdate?.snapshot.itemIdentifiers ?? []
+        print("watcher: controller \(shown.count), watched \(watched.count), fresh \(fresh.count); "
+            + "only in the controller \(Set(shown).subtracting(fresh).map(\.description)), only in the fetch \(Set(fresh).subtracting(shown).map(\.description)), "
+            + "same set but another order: \(Set(shown) == Set(fresh))")
+        for object in controller.fetchedObjects ?? [] where !fresh.contains(object.objectID) {
+            print("watcher: shown \(object.objectID) deleted \(object.isDeleted) fault \(object.isFault) \(try object.value(forKey: "batch") ?? "-") \(try object.value(forKey: "label") ?? "-")")
+        }
         return false
     }
 

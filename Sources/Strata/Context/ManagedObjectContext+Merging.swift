@@ -66,7 +66,13 @@ extension ManagedObjectContext {
             refreshed.insert(id)
         }
         var inserted: Set<ManagedObjectID> = []
-        for id in changes.insertedObjectIDs where graph.registered[id] == nil && graph.model.layout(for: id.entityName) != nil {
+        for id in changes.insertedObjectIDs where graph.model.layout(for: id.entityName) != nil {
+            // Registered already when an earlier merge read a later generation and followed a
+            // relationship to it: not new to the context, but new to its fetched results.
+            if let known = graph.registered[id] {
+                touched.append(known)
+                continue
+            }
             touched.append(graph.object(for: id))
             inserted.insert(id)
         }
