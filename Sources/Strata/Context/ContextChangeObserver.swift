@@ -26,9 +26,13 @@ extension ObjectGraph {
         changeObservers.removeAll { $0.observer == nil || $0.observer === observer }
     }
 
-    /// Tells every observer alive of a change.
-    func tellObservers(objects: [ManagedObject], elsewhere: Set<ManagedObjectID> = []) {
-        guard !changeObservers.isEmpty, !objects.isEmpty || !elsewhere.isEmpty else { return }
+    /// Tells every observer alive of a change. `objects` is made only when someone observes:
+    /// the end of every `perform` and every save ask, and a save of a million objects should
+    /// not list them for nobody.
+    func tellObservers(objects: @autoclosure () -> [ManagedObject], elsewhere: Set<ManagedObjectID> = []) {
+        guard !changeObservers.isEmpty else { return }
+        let objects = objects()
+        guard !objects.isEmpty || !elsewhere.isEmpty else { return }
         for entry in changeObservers { entry.observer?.contextDidChange(objects: objects, elsewhere: elsewhere, in: self) }
     }
 

@@ -95,11 +95,10 @@ extension ManagedObjectContext {
 
     /// Refreshes every registered object, keeping unsaved changes.
     public func refreshAllObjects() {
-        let objects = Array(graph.registered.values)
-        for object in objects {
+        for object in Array(graph.registered.values) {
             graph.refresh(object, mergeChanges: true)
         }
-        graph.tellObservers(objects: objects)
+        graph.tellObservers(objects: Array(graph.registered.values))
     }
 }
 
