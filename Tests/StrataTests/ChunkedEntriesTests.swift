@@ -29,6 +29,8 @@ import Testing
                 if !model.isEmpty {
                     let probe = Int.random(in: 0..<model.count, using: &random)
                     #expect(chunked[probe] == model[probe])
+                    let end = Int.random(in: probe...model.count, using: &random)
+                    #expect(chunked[probe..<end] == Array(model[probe..<end]), "step \(step)")
                 }
             }
         }

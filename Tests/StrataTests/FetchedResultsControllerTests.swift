@@ -14,46 +14,57 @@ import Testing
     /// applies a batch of updates.
     final class Recorder: FetchedResultsControllerDelegate {
         typealias Result = Book
-        var events: [(type: FetchedResultsChangeType, object: Book, old: IndexPath?, new: IndexPath?)] = []
-        var sectionEvents: [(type: FetchedResultsChangeType, index: Int, name: String)] = []
+        typealias ObjectEvent = (type: FetchedResultsChangeType, object: Book, old: IndexPath?, new: IndexPath?)
+        typealias SectionEvent = (type: FetchedResultsChangeType, index: Int, name: String)
+        /// What each change of the result told, between `controllerWillChangeContent` and
+        /// `controllerDidChangeContent`: index paths count within one batch.
+        var batches: [(objects: [ObjectEvent], sections: [SectionEvent])] = []
         var willChange = 0
         var didChange = 0
 
-        func controllerWillChangeContent(_ controller: FetchedResultsController<Book>) { willChange += 1 }
+        var events: [ObjectEvent] { batches.flatMap(\.objects) }
+        var sectionEvents: [SectionEvent] { batches.flatMap(\.sections) }
+
+        func controllerWillChangeContent(_ controller: FetchedResultsController<Book>) {
+            willChange += 1
+            batches.append(([], []))
+        }
         func controllerDidChangeContent(_ controller: FetchedResultsController<Book>) { didChange += 1 }
         func controller(
             _ controller: FetchedResultsController<Book>, didChange object: Book, at indexPath: IndexPath?, for type: FetchedResultsChangeType,
             newIndexPath: IndexPath?
         ) {
-            events.append((type, object, indexPath, newIndexPath))
+            batches[batches.count - 1].objects.append((type, object, indexPath, newIndexPath))
         }
         func controller(
             _ controller: FetchedResultsController<Book>, didChange sectionInfo: FetchedResultsSectionInfo<Book>, atSectionIndex sectionIndex: Int,
             for type: FetchedResultsChangeType
         ) {
-            sectionEvents.append((type, sectionIndex, sectionInfo.name))
+            batches[batches.count - 1].sections.append((type, sectionIndex, sectionInfo.name))
         }
 
         func reset() {
-            (events, sectionEvents) = ([], [])
+            batches = []
         }
 
-        /// `sections` (names and objects) with the recorded changes applied, as UIKit applies
-        /// a batch: removals at old index paths (descending), then insertions at new ones
-        /// (ascending).
+        /// `sections` (names and objects) with the recorded changes applied, batch by batch, as
+        /// UIKit applies each batch: removals at old index paths (descending), then insertions
+        /// at new ones (ascending).
         func replay(on sections: [(name: String, objects: [ObjectIdentifier])]) -> [(name: String, objects: [ObjectIdentifier])] {
             var sections = sections
-            let removals = events.filter { $0.type == .delete || $0.type == .move }.compactMap(\.old)
-            for path in removals.sorted(by: >) { sections[path[0]].objects.remove(at: path[1]) }
-            for event in sectionEvents.filter({ $0.type == .delete }).sorted(by: { $0.index > $1.index }) {
-                sections.remove(at: event.index)
-            }
-            for event in sectionEvents.filter({ $0.type == .insert }).sorted(by: { $0.index < $1.index }) {
-                sections.insert((event.name, []), at: event.index)
-            }
-            let insertions = events.filter { $0.type == .insert || $0.type == .move }.compactMap { event in event.new.map { ($0, event.object) } }
-            for (path, object) in insertions.sorted(by: { $0.0 < $1.0 }) {
-                sections[path[0]].objects.insert(ObjectIdentifier(object), at: path[1])
+            for batch in batches {
+                let removals = batch.objects.filter { $0.type == .delete || $0.type == .move }.compactMap(\.old)
+                for path in removals.sorted(by: >) { sections[path[0]].objects.remove(at: path[1]) }
+                for event in batch.sections.filter({ $0.type == .delete }).sorted(by: { $0.index > $1.index }) {
+                    sections.remove(at: event.index)
+                }
+                for event in batch.sections.filter({ $0.type == .insert }).sorted(by: { $0.index < $1.index }) {
+                    sections.insert((event.name, []), at: event.index)
+                }
+                let insertions = batch.objects.filter { $0.type == .insert || $0.type == .move }.compactMap { event in event.new.map { ($0, event.object) } }
+                for (path, object) in insertions.sorted(by: { $0.0 < $1.0 }) {
+                    sections[path[0]].objects.insert(ObjectIdentifier(object), at: path[1])
+                }
             }
             return sections
         }
@@ -388,38 +399,72 @@ import Testing
     func randomChangesKeepTheResultAFreshFetchs(_ kind: StoreKind) async throws {
         let coordinator = try await Self.library(kind)
         try await backgroundContext(coordinator).perform { context in
-            var random = SplitMix64(seed: 0x5EED_F00D)
             let request = FetchRequest<Book>(
                 predicate: try FetchPredicate(format: "pages >= 300"), sortDescriptors: [.ascending("pages"), .descending("title")])
-            let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "pages", cacheName: nil)
-            let recorder = Recorder()
-            controller.delegate = recorder
-            try controller.performFetch()
-            for round in 0..<60 {
-                let before = Self.layout(controller)
-                recorder.reset()
-                let books = try context.fetch(FetchRequest<Book>())
-                for _ in 0..<Int.random(in: 1...4, using: &random) {
-                    switch Int.random(in: 0..<10, using: &random) {
-                    case 0..<3:
-                        let book = try Book(context: context)
-                        book.title = "Book \(Int.random(in: 0..<50, using: &random))"
-                        book.pages = Int.random(in: 1...9, using: &random) * 100
-                    case 3..<7 where !books.isEmpty:
-                        let book = books[Int.random(in: 0..<books.count, using: &random)]
-                        if Bool.random(using: &random) { book.pages = Int.random(in: 1...9, using: &random) * 100 } else { book.title += "!" }
-                    case 7..<9 where !books.isEmpty:
-                        context.delete(books[Int.random(in: 0..<books.count, using: &random)])
-                    default:
-                        try context.save()
-                    }
+            try Self.playRandomRounds(60, of: request, in: context, pages: 1...9, seed: 0x5EED_F00D)
+        }
+    }
+
+    /// The same with hundreds of sections (a section per page count), so that the sections'
+    /// chunks split and empty as sections come and go.
+    @Test func randomChangesAcrossHundredsOfSections() async throws {
+        let coordinator = try await Self.library(.inMemory)
+        try await backgroundContext(coordinator).perform { context in
+            var random = SplitMix64(seed: 0xB16_5EC7)
+            for index in 0..<600 {
+                let book = try Book(context: context)
+                book.title = "Seed \(index)"
+                book.pages = Int.random(in: 1...400, using: &random) * 100
+            }
+            try context.save()
+            let request = FetchRequest<Book>(sortDescriptors: [.descending("pages"), .ascending("title")])
+            try Self.playRandomRounds(150, of: request, in: context, pages: 1...400, seed: 0x5EC7_1045)
+        }
+    }
+
+    /// Plays `rounds` rounds of one to four random changes (books of `pages` × 100 pages)
+    /// under a controller sectioned by pages, checking it after each against a fresh fetch and
+    /// a replay of what it told. Titles are unique: Core Data leaves the order of objects whose
+    /// sort keys are all equal unspecified, so a fresh fetch may order ties its own way.
+    static func playRandomRounds(
+        _ rounds: Int, of request: FetchRequest<Book>, in context: isolated ManagedObjectContext, pages: ClosedRange<Int>, seed: UInt64
+    ) throws {
+        var random = SplitMix64(seed: seed)
+        let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "pages", cacheName: nil)
+        let recorder = Recorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        for round in 0..<rounds {
+            let before = Self.layout(controller)
+            recorder.reset()
+            let books = try context.fetch(FetchRequest<Book>())
+            for _ in 0..<Int.random(in: 1...4, using: &random) {
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0..<3:
+                    let book = try Book(context: context)
+                    book.title = "Book \(round).\(books.count).\(Int.random(in: 0..<1_000_000, using: &random))"
+                    book.pages = Int.random(in: pages, using: &random) * 100
+                case 3..<7 where !books.isEmpty:
+                    let book = books[Int.random(in: 0..<books.count, using: &random)]
+                    if Bool.random(using: &random) { book.pages = Int.random(in: pages, using: &random) * 100 } else { book.title += "!" }
+                case 7..<9 where !books.isEmpty:
+                    context.delete(books[Int.random(in: 0..<books.count, using: &random)])
+                default:
+                    try context.save()
                 }
-                context.processPendingChanges()
-                let fresh = try context.fetch(request)
-                #expect(controller.fetchedObjects?.map(ObjectIdentifier.init) == fresh.map(ObjectIdentifier.init), "round \(round)")
-                let replayed = recorder.replay(on: before)
-                #expect(replayed.map(\.name) == Self.layout(controller).map(\.name), "round \(round)")
-                #expect(replayed.map(\.objects) == Self.layout(controller).map(\.objects), "round \(round)")
+            }
+            context.processPendingChanges()
+            let fresh = try context.fetch(request)
+            #expect(controller.fetchedObjects?.map(ObjectIdentifier.init) == fresh.map(ObjectIdentifier.init), "round \(round)")
+            let replayed = recorder.replay(on: before)
+            #expect(replayed.map(\.name) == Self.layout(controller).map(\.name), "round \(round)")
+            #expect(replayed.map(\.objects) == Self.layout(controller).map(\.objects), "round \(round)")
+            // Every object is where the controller says, both ways.
+            for (section, info) in (controller.sections ?? []).enumerated() {
+                for (item, book) in info.objects.enumerated() {
+                    #expect(controller.indexPath(forObject: book) == IndexPath(indexes: [section, item]))
+                    #expect(controller.object(at: IndexPath(indexes: [section, item])) === book)
+                }
             }
         }
     }

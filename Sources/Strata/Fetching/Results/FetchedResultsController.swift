@@ -84,7 +84,7 @@ public final class FetchedResultsController<Result: ManagedObject> {
     /// The result's sections, in order; `nil` before ``performFetch()``.
     public var sections: [FetchedResultsSectionInfo<Result>]? {
         guard let fetchedObjects else { return nil }  // made once per change, shared by the sections
-        return zip(results.sections, results.sectionRanges).map { section, range in
+        return zip(results.sections.all, results.sectionRanges).map { section, range in
             FetchedResultsSectionInfo(name: section.name, indexTitle: indexTitle(for: section.name), range: range, all: fetchedObjects)
         }
     }
@@ -92,18 +92,22 @@ public final class FetchedResultsController<Result: ManagedObject> {
     /// The index titles of the sections, in order, each once.
     public var sectionIndexTitles: [String] {
         var seen: Set<String> = []
-        return results.sections.compactMap { indexTitle(for: $0.name) }.filter { seen.insert($0).inserted }
+        return results.sections.all.compactMap { indexTitle(for: $0.name) }.filter { seen.insert($0).inserted }
     }
 
     /// The object at `indexPath` (section, then item).
     ///
     /// - Precondition: `indexPath` is in the result, as Core Data requires.
     public func object(at indexPath: IndexPath) -> Result {
-        let ranges = results.sectionRanges
-        precondition(indexPath.count == 2 && ranges.indices.contains(indexPath[0]), "no section \(indexPath) in the fetched results")
-        let range = ranges[indexPath[0]]
+        precondition(
+            hasFetched && indexPath.count == 2 && (0..<results.sections.count).contains(indexPath[0]), "no section \(indexPath) in the fetched results")
+        let range = results.sections.range(of: indexPath[0])
         precondition(indexPath[1] >= 0 && indexPath[1] < range.count, "no object at \(indexPath) in the fetched results")
-        return fetchedObjects![range.lowerBound + indexPath[1]]
+        // Read where the result keeps it (O(log n)), not from a copy of the whole result.
+        guard let object = results.entries[range.lowerBound + indexPath[1]].object as? Result else {
+            preconditionFailure("the fetched results hold an object that is not a \(Result.self)")
+        }
+        return object
     }
 
     /// Where `object` is in the result; `nil` when it is not in it.
@@ -120,7 +124,7 @@ public final class FetchedResultsController<Result: ManagedObject> {
     /// The section whose index title is `title`; `sectionIndex` is where the title is among
     /// ``sectionIndexTitles`` (Core Data's `section(forSectionIndexTitle:at:)`).
     public func section(forSectionIndexTitle title: String, at sectionIndex: Int) -> Int {
-        results.sections.firstIndex { indexTitle(for: $0.name) == title } ?? sectionIndex
+        results.sections.all.firstIndex { indexTitle(for: $0.name) == title } ?? sectionIndex
     }
 
     /// The result as identifiers, for a diffable data source.
@@ -169,10 +173,11 @@ public final class FetchedResultsController<Result: ManagedObject> {
                 all: section.objects.compactMap { $0 as? Result })
             delegate.controller(self, didChange: info, atSectionIndex: section.index, for: .delete)
         }
-        if !outcome.insertedSections.isEmpty, let newSections = sections {
-            for section in outcome.insertedSections where newSections.indices.contains(section.index) {
-                delegate.controller(self, didChange: newSections[section.index], atSectionIndex: section.index, for: .insert)
-            }
+        for section in outcome.insertedSections {
+            let objects = results.objects(inSection: section.index).compactMap { $0 as? Result }
+            let info = FetchedResultsSectionInfo(
+                name: section.name, indexTitle: indexTitle(for: section.name), range: 0..<objects.count, all: objects)
+            delegate.controller(self, didChange: info, atSectionIndex: section.index, for: .insert)
         }
         for kind in [FetchedResultsChangeType.delete, .insert, .move, .update] {
             for change in outcome.objects where change.type == kind {

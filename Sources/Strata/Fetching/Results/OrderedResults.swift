@@ -58,7 +58,7 @@ struct OrderedResults {
     let options: [FetchPredicate.Options]
     private(set) var entries = ChunkedEntries<Entry>()
     /// The sections in order, with how many entries each holds.
-    private(set) var sections: [(name: String, count: Int)] = []
+    private(set) var sections = SectionCounts()
     private var entryOfObject: [ObjectIdentifier: Entry] = [:]
 
     init(sortDescriptors: [FetchSortDescriptor]) {
@@ -71,10 +71,11 @@ struct OrderedResults {
         let sorted = loaded.sorted { compare($0, $1) == .orderedAscending }
         entries = ChunkedEntries(sorted)
         entryOfObject = Dictionary(sorted.map { (ObjectIdentifier($0.object), $0) }, uniquingKeysWith: { first, _ in first })
-        sections = []
+        var list: [SectionCounts.Section] = []
         for entry in sorted {
-            if sections.last?.name == entry.section { sections[sections.count - 1].count += 1 } else { sections.append((entry.section, 1)) }
+            if list.last?.name == entry.section { list[list.count - 1].count += 1 } else { list.append(.init(name: entry.section, count: 1)) }
         }
+        sections = SectionCounts(list)
     }
 
     func contains(_ object: ManagedObject) -> Bool {
@@ -89,29 +90,30 @@ struct OrderedResults {
 
     /// The section and item of the `flat`-th entry.
     func indexPath(ofFlat flat: Int) -> IndexPath {
-        var start = 0
-        for (index, section) in sections.enumerated() {
-            if flat < start + section.count { return IndexPath(indexes: [index, flat - start]) }
-            start += section.count
-        }
-        return IndexPath(indexes: [sections.count, 0])
+        let (section, start) = sections.locate(entry: flat)
+        return IndexPath(indexes: [section, flat - start])
     }
 
     /// The entries of each section, as ranges of ``entries``.
     var sectionRanges: [Range<Int>] {
         var start = 0
-        return sections.map { section in
+        return sections.all.map { section in
             defer { start += section.count }
             return start..<(start + section.count)
         }
     }
 
+    /// The objects of the section at `index`, in order.
+    func objects(inSection index: Int) -> [ManagedObject] {
+        entries[sections.range(of: index)].map(\.object)
+    }
+
     /// Applies changes at once: takes each changed object out of its old place, puts those
-    /// still in the result at their new ones, and says what moved.
+    /// still in the result at their new ones, and says what moved. Costs O(k log n) for k
+    /// changes to a result of n entries, whatever the number of sections.
     mutating func apply(_ changes: [Change]) -> Outcome {
         var seen: Set<ObjectIdentifier> = []
         let changes = changes.filter { seen.insert(ObjectIdentifier($0.object)).inserted }
-        let oldNames = sections.map(\.name)
         var old: [ObjectIdentifier: (entry: Entry, path: IndexPath)] = [:]
         var flats: [Int] = []
         for change in changes {
@@ -120,26 +122,36 @@ struct OrderedResults {
             old[key] = (entry, indexPath(ofFlat: flat))
             flats.append(flat)
         }
+        // From the last position back, so that a section emptied here keeps its old index:
+        // only sections after it went before it.
+        var emptied: [(index: Int, name: String)] = []
         for flat in flats.sorted(by: >) {
             let entry = entries.remove(at: flat)
             entryOfObject[ObjectIdentifier(entry.object)] = nil
-            let section = sectionIndex(ofFlat: flat)
-            sections[section].count -= 1
-            if sections[section].count == 0 { sections.remove(at: section) }
+            let section = sections.locate(entry: flat).section
+            if sections.add(-1, at: section) == 0 { emptied.append((section, sections.remove(at: section).name)) }
         }
+        var founded: [Entry] = []
         for change in changes {
             guard let entry = change.entry else { continue }
-            insert(entry)
+            if insert(entry) { founded.append(entry) }
         }
+        // A section emptied and founded again under its name stayed, as far as sections go.
+        let emptiedNames = Set(emptied.map(\.name))
+        let foundedNames = Set(founded.map(\.section))
         var outcome = Outcome()
-        let newNames = sections.map(\.name)
-        let oldSet = Set(oldNames)
-        let newSet = Set(newNames)
-        for (index, name) in oldNames.enumerated() where !newSet.contains(name) {
-            let held = old.values.filter { $0.path[0] == index }.sorted { $0.path[1] < $1.path[1] }.map(\.entry.object)
-            outcome.deletedSections.append((index, name, held))
+        let deleted = emptied.filter { !foundedNames.contains($0.name) }
+        if !deleted.isEmpty {
+            let deletedIndices = Set(deleted.map(\.index))
+            var held: [Int: [(item: Int, object: ManagedObject)]] = [:]
+            for (entry, path) in old.values where deletedIndices.contains(path[0]) { held[path[0], default: []].append((path[1], entry.object)) }
+            outcome.deletedSections = deleted.sorted { $0.index < $1.index }.map { section in
+                (section.index, section.name, (held[section.index] ?? []).sorted { $0.item < $1.item }.map(\.object))
+            }
         }
-        outcome.insertedSections = newNames.enumerated().filter { !oldSet.contains($0.element) }.map { ($0.offset, $0.element) }
+        outcome.insertedSections = founded.filter { !emptiedNames.contains($0.section) }.compactMap { entry -> (index: Int, name: String)? in
+            position(of: entry).map { (sections.locate(entry: $0).section, entry.section) }
+        }.sorted { $0.index < $1.index }
         for change in changes {
             let before = old[ObjectIdentifier(change.object)]
             let after = change.entry.flatMap { position(of: $0) }.map { indexPath(ofFlat: $0) }
@@ -161,7 +173,9 @@ struct OrderedResults {
         return outcome
     }
 
-    private mutating func insert(_ entry: Entry) {
+    /// Puts `entry` at its place, in its neighbours' section or a new one; `true` when it
+    /// founded a section.
+    private mutating func insert(_ entry: Entry) -> Bool {
         var low = 0
         var high = entries.count
         while low < high {
@@ -170,27 +184,18 @@ struct OrderedResults {
         }
         entries.insert(entry, at: low)
         entryOfObject[ObjectIdentifier(entry.object)] = entry
-        // The entry's section: the one of a neighbour with its name, or a new one at its place.
+        // The sections do not count the new entry yet: its next neighbour is at `low` for them.
         if low > 0, entries[low - 1].section == entry.section {
-            sections[sectionIndex(ofFlat: low - 1)].count += 1
-        } else if low + 1 < entries.count, entries[low + 1].section == entry.section {
-            sections[sectionIndex(ofFlat: low + 1, after: true)].count += 1
-        } else {
-            let index = low == 0 ? 0 : sectionIndex(ofFlat: low - 1) + 1
-            sections.insert((entry.section, 1), at: index)
+            sections.add(1, at: sections.locate(entry: low - 1).section)
+            return false
         }
-    }
-
-    /// The index of the section holding the `flat`-th entry; `after`: the flat index counts
-    /// the entry just inserted before it, which no section counts yet.
-    private func sectionIndex(ofFlat flat: Int, after: Bool = false) -> Int {
-        let target = after ? flat - 1 : flat
-        var start = 0
-        for (index, section) in sections.enumerated() {
-            if target < start + section.count { return index }
-            start += section.count
+        if low + 1 < entries.count, entries[low + 1].section == entry.section {
+            sections.add(1, at: sections.locate(entry: low).section)
+            return false
         }
-        return max(sections.count - 1, 0)
+        let index = low == 0 ? 0 : sections.locate(entry: low - 1).section + 1
+        sections.insert(.init(name: entry.section, count: 1), at: index)
+        return true
     }
 
     /// Where `entry` is in ``entries``, by binary search (every entry's place is unique).

@@ -79,7 +79,7 @@ final class ResultsTracker<Result: ManagedObject> {
     var snapshot: FetchedResultsSnapshot {
         let entries = results.entries.all
         return FetchedResultsSnapshot(
-            sections: zip(results.sections, results.sectionRanges).map { section, range in
+            sections: zip(results.sections.all, results.sectionRanges).map { section, range in
                 FetchedResultsSnapshot.Section(identifier: section.name, itemIdentifiers: entries[range].map(\.object.objectID))
             })
     }
