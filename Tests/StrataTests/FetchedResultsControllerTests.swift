@@ -287,6 +287,77 @@ import Testing
         }
     }
 
+    /// Batch requests change the store without the context; Core Data's documentation has
+    /// their object IDs merged (`mergeChanges(fromRemoteContextSave:into:)`), and the merge
+    /// reaches the controller as a save's would: a batch update that changes a sort key is a
+    /// move, a batch delete a deletion, a batch insert an insertion.
+    @Test(arguments: kinds)
+    func mergedBatchRequestsAreTold(_ kind: StoreKind) async throws {
+        let coordinator = try await Self.library(kind)
+        try await backgroundContext(coordinator).perform { context in
+            let request = FetchRequest<Book>(sortDescriptors: [.ascending("pages")])
+            let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
+            let recorder = Recorder()
+            controller.delegate = recorder
+            try controller.performFetch()
+            #expect(Self.titles(controller) == ["Emma", "Romola", "Villette", "Persuasion", "Middlemarch"])
+            let before = Self.layout(controller)
+
+            let changes = try backgroundContext(coordinator).performAndWait { other in
+                var update = BatchUpdateRequest(entityName: "Book", predicate: try FetchPredicate(format: "title == 'Emma'"))
+                update.propertiesToUpdate = ["pages": .constant(2_000)]
+                update.resultType = .objectIDs
+                var delete = BatchDeleteRequest(entityName: "Book", predicate: try FetchPredicate(format: "title == 'Romola'"))
+                delete.resultType = .objectIDs
+                var insert = BatchInsertRequest(entityName: "Book", objects: [["title": "Sanditon", "pages": 100]])
+                insert.resultType = .objectIDs
+                return ObjectIDChanges(
+                    inserted: Set(try other.execute(insert).objectIDs ?? []), updated: Set(try other.execute(update).objectIDs ?? []),
+                    deleted: Set(try other.execute(delete).objectIDs ?? []))
+            }
+            #expect(changes.insertedObjectIDs.count == 1 && changes.updatedObjectIDs.count == 1 && changes.deletedObjectIDs.count == 1)
+            context.mergeChanges(fromRemoteContextSave: changes)
+            context.processPendingChanges()
+            #expect(Self.titles(controller) == ["Sanditon", "Villette", "Persuasion", "Middlemarch", "Emma"])
+            #expect(controller.fetchedObjects?.map(ObjectIdentifier.init) == (try context.fetch(request)).map(ObjectIdentifier.init))
+            let told = Dictionary(recorder.events.map { ($0.object.title, $0.type) }, uniquingKeysWith: { first, _ in first })
+            #expect(told == ["Sanditon": .insert, "Emma": .move, "Romola": .delete])
+            #expect(recorder.replay(on: before).map(\.objects) == Self.layout(controller).map(\.objects))
+        }
+    }
+
+    /// Sort descriptors with options, as `NSSortDescriptor(key:ascending:selector:
+    /// #selector(NSString.caseInsensitiveCompare(_:)))` gives: the controller keeps the
+    /// result in the order they give (not by code points) through changes, sectioned by the
+    /// key they sort.
+    @Test(arguments: kinds)
+    func caseInsensitiveSortsKeepTheirOrder(_ kind: StoreKind) async throws {
+        let coordinator = try await Self.library(kind)
+        try await backgroundContext(coordinator).perform { context in
+            for title in ["apple pie", "zebra"] { try Book(context: context).title = title }
+            try context.save()
+            let request = FetchRequest<Book>(sortDescriptors: [.ascending("title", options: [.caseInsensitive])])
+            let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "title", cacheName: nil)
+            let recorder = Recorder()
+            controller.delegate = recorder
+            try controller.performFetch()
+            #expect(Self.titles(controller) == ["apple pie", "Emma", "Middlemarch", "Persuasion", "Romola", "Villette", "zebra"])
+            let before = Self.layout(controller)
+
+            let books = try context.fetch(FetchRequest<Book>())
+            try #require(books.first { $0.title == "Villette" }).title = "banana bread"
+            try Book(context: context).title = "middle C"
+            try Book(context: context).title = "Zanzibar"
+            context.processPendingChanges()
+            let expected = ["apple pie", "banana bread", "Emma", "middle C", "Middlemarch", "Persuasion", "Romola", "Zanzibar", "zebra"]
+            #expect(Self.titles(controller) == expected)
+            #expect(controller.sections?.map(\.name) == expected)
+            #expect(controller.fetchedObjects?.map(ObjectIdentifier.init) == (try context.fetch(request)).map(ObjectIdentifier.init))
+            #expect(recorder.replay(on: before).map(\.name) == Self.layout(controller).map(\.name))
+            #expect(recorder.replay(on: before).map(\.objects) == Self.layout(controller).map(\.objects))
+        }
+    }
+
     /// An object a merge inserts may be registered already: an earlier merge that read a later
     /// generation followed a relationship to it (here, refreshing an author with unsaved changes
     /// brings the book another save gave it). The controller still hears of it at its insert.

@@ -153,24 +153,27 @@ import Testing
         #expect(value == 7)
     }
 
-    /// A watched fetch follows another process's saves (issue 32): the helper inserts Item n
-    /// and deletes Item n - 1 in each of 20 saves; the context merges each through remote
-    /// changes and history, and the watched result ends as the store's: Item 20 alone.
-    @Test func aWatchedFetchFollowsAnotherProcessesSaves() async throws {
+    /// A watched fetch follows another process's saves (issue 32) — on PostgreSQL, another
+    /// app server's: the helper inserts Item n and deletes Item n - 1 in each of 20 saves; the
+    /// context merges each through remote changes and history, and the watched result ends as
+    /// the store's: Item 20 alone.
+    @Test(arguments: sharedKinds)
+    func aWatchedFetchFollowsAnotherProcessesSaves(_ type: StoreType) async throws {
         let helper = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("StoreCrashHelper")
         try #require(FileManager.default.isExecutableFile(atPath: helper.path), "build the helper first (scripts/test does)")
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("Shared.sqlite")
-        let reader = try await Self.open(url)
+        let url = try await Self.sharedURL(type, in: directory)
+        let reader = try await Self.open(url, type)
         let context = backgroundContext(reader)
         try await context.perform { $0.automaticallyMergesChangesFromParent = true }
         let request = FetchRequest<ManagedObject>(entityName: "Item", sortDescriptors: [.ascending("index")])
         var updates = context.changes(of: request).makeAsyncIterator()
         #expect(try await updates.next()?.snapshot.numberOfItems == 0)
 
-        async let writer = ChildProcess.run(helper, [url.path, "sqlite", "history", "20", "10"])
+        let store = type == .postgreSQL ? [url.absoluteString, "postgres"] : [url.path, "sqlite"]
+        async let writer = ChildProcess.run(helper, store + ["history", "20", "10"])
         let watcher = Task { () -> (FetchedResultsUpdate?, Int) in
             var last: FetchedResultsUpdate?
             var count = 0

@@ -114,7 +114,10 @@ public actor ManagedObjectContext {
     /// included (as they are at its first read, refresh or reset), and its saves push its
     /// changes into the parent, whose own save takes them to the store. Core Data's parent
     /// contexts; a child's save enters the parent's executor synchronously, so the parent must
-    /// not be waiting on the child then.
+    /// not be waiting on the child then. The pushed changes are the parent's pending changes:
+    /// a main-queue parent processes and announces them on the main queue's next turn (Core
+    /// Data: at the end of the run loop's turn), a private-queue parent at the end of its next
+    /// `perform` or at ``processPendingChanges()``.
     public init(concurrencyType: ConcurrencyType, parent: ManagedObjectContext) {
         self.init(concurrencyType: concurrencyType, coordinator: parent.persistentStoreCoordinator, parent: parent)
     }

@@ -1,3 +1,4 @@
+import Dispatch
 import OrderedCollections
 
 extension ObjectGraph {
@@ -22,6 +23,13 @@ extension ObjectGraph {
         let deletedIDs = deleted.values.filter { !$0.isInserted }.map(\.objectID)
         parent.performAndWait { parent in
             parent.graph.applyChildChanges(inserted: insertedRows, updated: updatedRows, deleted: deletedIDs)
+        }
+        // Core Data processes a main-queue context's pending changes at the end of the main run
+        // loop's turn, so its ObjectsDidChange (and its fetched results controllers) follow a
+        // child's save unasked; the main queue's next turn is the nearest here. A private-queue
+        // parent processes them at the end of its next `perform`, as Core Data's does.
+        if parent.concurrencyType == .mainQueue {
+            DispatchQueue.main.async { parent.assumeIsolated { $0.processPendingChanges() } }
         }
         for (id, row) in insertedRows + updatedRows {
             parentRows[id] = .some(row)
