@@ -444,6 +444,30 @@ let benchmarks: @Sendable () -> Void = {
             try await connection.close()
         }
 
+        // 14. A fetched results controller of the N people by score (SQLite store, main-queue
+        // context), following single-object saves: one save per iteration, up to 1,000, its
+        // allocations counted. Beside it, the same saves with the result fetched again after
+        // each, and with nothing following (the save alone: what the controller adds is the
+        // difference). The store is opened and the result fetched once per process, unmeasured.
+        let perSave = Benchmark.Configuration(
+            metrics: [.wallClock, .peakMemoryResident, .mallocCountTotal],
+            timeUnits: .nanoseconds,
+            warmupIterations: 0,
+            maxDuration: .seconds(large ? 30 : 10),
+            maxIterations: 1_000
+        )
+        let followers: [(String, ControllerWorkload.Follower)] = [
+            ("Strata SQLite", .controller), ("fetch again", .fetchAgain), ("nothing following", .nothing),
+        ]
+        for (peer, follower) in followers {
+            Benchmark("14 controller, one save/\(count)/\(peer)", configuration: perSave) { @MainActor benchmark in
+                let workload = try await ControllerWorkload.shared(count: count, following: follower)
+                benchmark.startMeasurement()
+                try workload.saveOneChange()
+                benchmark.stopMeasurement()
+            }
+        }
+
         // 12. Many app servers: 4 processes write N/10 people to one store at once, 100 per save
         // (one transaction per save for postgres-nio), each with a coordinator (or connection) of its own.
         let writers = 4

@@ -49,9 +49,9 @@ import Workloads
             _ = try await StrataPeer.fetchAllInBatches(StrataPeer.open(fixture))
         case "controller", "refetch":
             // Per change: the controller following 1,000 changes, or a fetch after each of 20.
-            let controller = try await ControllerWorkload(fixture)
             let refetching = workload.hasPrefix("refetch")
-            let perChange = try controller.changeOneAtATime(refetching ? 20 : 1_000, refetching: refetching)
+            let controller = try await ControllerWorkload(fixture, following: refetching ? .fetchAgain : .controller)
+            let perChange = try controller.changeOneAtATime(refetching ? 20 : 1_000)
             FileHandle.standardError.write(Data("\(workload) \(count): \(perChange) per change\n".utf8))
         case "update":
             try await StrataPeer.updateTenthAndSave(StrataPeer.open(scratch(fixture)))
