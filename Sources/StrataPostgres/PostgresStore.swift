@@ -207,6 +207,13 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
         }
     }
 
+    /// Core Data's destroy, for a PostgreSQL store: ``destroyStore(at:)``; a schema that holds
+    /// no store (none yet, or not Strata's tables) is left as it is.
+    public override class func destroyPersistentStore(at url: URL, options: [String: any Sendable]) throws {
+        guard try existingMetadata(at: url) != nil else { return }
+        try destroyStore(at: url)
+    }
+
     /// Drops a store: its tables (every `Z…` table of its schema, which holds nothing else, and
     /// persistent history's), then the schema itself when it is left empty and is not `public`.
     /// Remove the store from every coordinator first; a server that still has it open fails its

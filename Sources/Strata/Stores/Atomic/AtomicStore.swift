@@ -144,6 +144,17 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
     /// metadata override it.
     open class func setMetadata(_ metadata: [String: MetadataValue], forPersistentStoreAt url: URL) throws {}
 
+    /// Deletes the store file at `url` (``PersistentStoreCoordinator/destroyPersistentStore(at:type:options:)``).
+    /// A file that is not empty must read as a store of this class
+    /// (``metadataForPersistentStore(at:)``), so that a foreign file given by mistake is left
+    /// as it is. No file at `url`: nothing to do. Subclasses that keep more than one file
+    /// override it.
+    open class func destroyPersistentStore(at url: URL, options: [String: any Sendable]) throws {
+        guard FileManager.default.fileExists(atPath: url.path) else { return }
+        if !StoreFileMigration.hasNoStoreFile(at: url) { _ = try metadataForPersistentStore(at: url) }
+        try FileManager.default.removeItem(at: url)
+    }
+
     /// The metadata to write with the objects, reference counters included: what
     /// ``metadataForPersistentStore(at:)`` must read back.
     public var metadataForSaving: [String: MetadataValue] {

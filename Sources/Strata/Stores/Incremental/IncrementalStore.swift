@@ -122,6 +122,12 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
     /// Writes a store's metadata without adding the store. The base class keeps none.
     open class func setMetadata(_ metadata: [String: MetadataValue], forPersistentStoreAt url: URL) throws {}
 
+    /// Deletes or empties the store at `url`, as its kind of store requires
+    /// (``PersistentStoreCoordinator/destroyPersistentStore(at:type:options:)``). The base
+    /// class keeps nothing of its own, so it has nothing to destroy; a store with files or
+    /// tables overrides it.
+    open class func destroyPersistentStore(at url: URL, options: [String: any Sendable]) throws {}
+
     /// The ID of the object of `entity` that the store knows by `referenceObject`.
     public final func newObjectID(for entity: EntityDescription, referenceObject: Int64) -> ManagedObjectID {
         ManagedObjectID(entityName: entity.name, key: .permanent(store: identifier, reference: referenceObject))

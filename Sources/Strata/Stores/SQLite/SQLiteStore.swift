@@ -131,6 +131,12 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
         }
     }
 
+    /// Empties the store file in place, as Core Data's SQLite store does
+    /// (``emptyStoreFile(at:options:)``, in `SQLiteStore+Destroying.swift`).
+    public override class func destroyPersistentStore(at url: URL, options: [String: any Sendable]) throws {
+        try emptyStoreFile(at: url, options: options)
+    }
+
     public override class func setMetadata(_ metadata: [String: MetadataValue], forPersistentStoreAt url: URL) throws {
         var merged = metadata
         let current = try metadataForPersistentStore(at: url)
