@@ -85,7 +85,7 @@ import Testing
                 "\(try context.count(for: FetchRequest<ManagedObject>(entityName: "Work")))",
                 "\(try context.objects("Imprint", sortedBy: "name").map { try $0.value(forKey: "name") as? String ?? "" })",
                 "\(try context.count(for: FetchRequest<ManagedObject>(entityName: "Tag")))",
-                "\(context.persistentStoreCoordinator.managedObjectModel.entity(named: "Note") == nil)",
+                "\(context.persistentStoreCoordinator!.managedObjectModel.entity(named: "Note") == nil)",
             ]
         }
         #expect(report == ["Emma", "474", "4.5", "''", "Jane Austen 1775", "Emma,Persuasion", "3", "[\"Penguin\"]", "0", "true"])

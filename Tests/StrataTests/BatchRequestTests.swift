@@ -59,7 +59,7 @@ import Testing
     static func contents(_ coordinator: PersistentStoreCoordinator) async throws -> [String: [Int64: String]] {
         try await backgroundContext(coordinator).perform { context in
             var result: [String: [Int64: String]] = [:]
-            for entity in context.persistentStoreCoordinator.managedObjectModel.entities {
+            for entity in context.persistentStoreCoordinator!.managedObjectModel.entities {
                 var request = FetchRequest<ManagedObject>(entityName: entity.name)
                 request.includesSubentities = false
                 for object in try context.fetch(request) {

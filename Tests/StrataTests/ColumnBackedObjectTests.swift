@@ -56,7 +56,7 @@ import Testing
             try context.save()
             #expect(books[0].committedValues(forKeys: ["pages"])["pages"] as? Int32 == 592)
         }
-        try await backgroundContext(context.persistentStoreCoordinator).perform { context in
+        try await backgroundContext(context.persistentStoreCoordinator!).perform { context in
             let pages = try context.fetch(FetchRequest<Book>()).map(\.pages).sorted()
             #expect(pages == [0, 474, 592])
         }

@@ -124,7 +124,7 @@ import Testing
         let events = try await backgroundContext(coordinator).perform { context in
             let note = try Note(context: context)
             try context.save()
-            let other = backgroundContext(context.persistentStoreCoordinator)
+            let other = backgroundContext(context.persistentStoreCoordinator!)
             let noteID = note.objectID
             return try other.performAndWait { other in
                 let fetched = try #require(try other.existingObject(with: noteID) as? Note)

@@ -83,7 +83,7 @@ struct PostgresStoreTests {
         // The object's URI means the same object on either server.
         let uri = id.uriRepresentation()
         let seen = try await backgroundContext(second).perform { context in
-            let id = try #require(context.persistentStoreCoordinator.managedObjectID(forURIRepresentation: uri))
+            let id = try #require(context.persistentStoreCoordinator!.managedObjectID(forURIRepresentation: uri))
             return try context.existingObject(with: id).value(forKey: "balance") as? Int64
         }
         #expect(seen == 10)

@@ -28,6 +28,6 @@ extension ManagedObjectContext {
     }
 
     private var batch: BatchExecution {
-        BatchExecution(coordinator: persistentStoreCoordinator, author: transactionAuthor, contextName: name)
+        BatchExecution(coordinator: graph.coordinator, author: transactionAuthor, contextName: name)
     }
 }

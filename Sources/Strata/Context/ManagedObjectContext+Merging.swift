@@ -9,7 +9,7 @@ extension ManagedObjectContext {
     public func mergeChanges(fromContextDidSave save: ContextDidSave) {
         guard save.context !== self else { return }
         if graph.generation.number < save.queryGeneration.number {
-            graph.generation = persistentStoreCoordinator.currentGeneration
+            graph.generation = graph.coordinator.currentGeneration
         }
         merge(ObjectIDChanges(save))
     }
@@ -101,7 +101,7 @@ extension ManagedObjectContext {
             mergingTask?.cancel()
             mergingTask = nil
             guard newValue else { return }
-            let coordinator = persistentStoreCoordinator
+            let coordinator = graph.coordinator
             let saves = coordinator.didSaveNotifications
             let remote = coordinator.remoteChangeNotifications
             // Where history merging starts: what the stores hold now is what the context reads.

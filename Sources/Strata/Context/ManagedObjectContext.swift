@@ -37,10 +37,14 @@ public actor ManagedObjectContext {
     }
 
     public nonisolated let concurrencyType: ConcurrencyType
-    public nonisolated let persistentStoreCoordinator: PersistentStoreCoordinator
     /// The queue executor of a private-queue context; `nil` for the main queue.
     private nonisolated let queueExecutor: DispatchQueueExecutor?
-    let graph: ObjectGraph
+    /// The context's object graph and whether it has a coordinator yet: replaced, before the
+    /// context is used, when Core Data's way of configuring a context sets its coordinator or
+    /// parent after `init(concurrencyType:)` (``ManagedObjectContext+Configuration``).
+    nonisolated let attachment: ThreadLocked<Attachment>
+    /// The context's objects and changes.
+    var graph: ObjectGraph { attachment.withLock { $0.graph } }
 
     /// A name for the context, for logs, debugging and save notifications.
     public var name: String? {
@@ -118,22 +122,34 @@ public actor ManagedObjectContext {
     /// a main-queue parent processes and announces them on the main queue's next turn (Core
     /// Data: at the end of the run loop's turn), a private-queue parent at the end of its next
     /// `perform` or at ``processPendingChanges()``.
+    ///
+    /// - Precondition: `parent` has a coordinator (its own, or its parent's).
     public init(concurrencyType: ConcurrencyType, parent: ManagedObjectContext) {
-        self.init(concurrencyType: concurrencyType, coordinator: parent.persistentStoreCoordinator, parent: parent)
+        self.init(concurrencyType: concurrencyType, coordinator: Self.coordinator(ofParent: parent), parent: parent)
     }
 
-    private init(concurrencyType: ConcurrencyType, coordinator: PersistentStoreCoordinator, parent: ManagedObjectContext?) {
+    /// Makes a context with neither coordinator nor parent yet, as Core Data's
+    /// `init(concurrencyType:)`: give it one before using it, as Core Data code does right
+    /// after making it —
+    ///
+    /// ```swift
+    /// let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    /// context.persistentStoreCoordinator = coordinator     // or: context.parent = viewContext
+    /// ```
+    ///
+    /// Until then it reads an empty model with no stores: a fetch or an insert fails with a
+    /// typed error (Core Data raises).
+    public init(concurrencyType: ConcurrencyType) {
+        self.init(concurrencyType: concurrencyType, coordinator: nil, parent: nil)
+    }
+
+    private init(concurrencyType: ConcurrencyType, coordinator: PersistentStoreCoordinator?, parent: ManagedObjectContext?) {
         self.concurrencyType = concurrencyType
-        persistentStoreCoordinator = coordinator
-        self.parent = parent
         queueExecutor = concurrencyType == .privateQueue ? DispatchQueueExecutor(label: "strata.context") : nil
-        let graph = ObjectGraph(coordinator: coordinator, parent: parent)
-        self.graph = graph
+        let graph = ObjectGraph(coordinator: coordinator ?? Self.unattachedCoordinator, parent: parent)
+        attachment = ThreadLocked(Attachment(graph: graph, isAttached: coordinator != nil))
         graph.context = self
     }
-
-    /// The parent context of a child context; `nil` for a context on the coordinator.
-    public nonisolated let parent: ManagedObjectContext?
 
     deinit {
         mergingTask?.cancel()

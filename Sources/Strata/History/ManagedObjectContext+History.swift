@@ -5,6 +5,6 @@ extension ManagedObjectContext {
     ///
     /// - Throws: what ``PersistentStoreCoordinator/execute(_:)-(PersistentHistoryChangeRequest)`` throws.
     public func execute(_ request: PersistentHistoryChangeRequest) throws -> PersistentHistoryResult {
-        try persistentStoreCoordinator.executeSynchronously(request)
+        try graph.coordinator.executeSynchronously(request)
     }
 }
