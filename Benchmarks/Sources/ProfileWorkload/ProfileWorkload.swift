@@ -6,7 +6,7 @@ import Workloads
 /// `-binary` the binary store's (`save-binary` times the save of N inserted objects alone), or
 /// with `-postgres` the PostgreSQL store's, on the server `STRATA_POSTGRES_URL` names.
 ///
-///     profile-workload insert|fetch|fetch-batched|controller|refetch|update|lookups|save|open|batch-insert|batch-delete[-binary|-postgres] N
+///     profile-workload insert|fetch|fetch-batched|controller|refetch|controller-save|save-alone|update|lookups|save|open|batch-insert|batch-delete[-binary|-postgres] N
 ///
 /// The fixture it starts from is made first (and kept in `STRATA_BENCH_FIXTURES`), outside what
 /// `STRATA_PROFILE_START` marks; a profiler attached from the start sees both.
@@ -14,7 +14,7 @@ import Workloads
     static func main() async throws {
         let arguments = CommandLine.arguments.dropFirst()
         guard let workload = arguments.first, let count = arguments.dropFirst().first.flatMap(Int.init) else {
-            FileHandle.standardError.write(Data("usage: profile-workload insert|fetch|fetch-batched|controller|refetch|update|lookups|save|open|batch-insert|batch-delete[-binary|-postgres] N\n".utf8))
+            FileHandle.standardError.write(Data("usage: profile-workload insert|fetch|fetch-batched|controller|refetch|controller-save|save-alone|update|lookups|save|open|batch-insert|batch-delete[-binary|-postgres] N\n".utf8))
             exit(2)
         }
         let binary = workload.hasSuffix("-binary")
@@ -53,6 +53,14 @@ import Workloads
             let controller = try await ControllerWorkload(fixture, following: refetching ? .fetchAgain : .controller)
             let perChange = try controller.changeOneAtATime(refetching ? 20 : 1_000)
             FileHandle.standardError.write(Data("\(workload) \(count): \(perChange) per change\n".utf8))
+        case "controller-save", "save-alone":
+            // Per save of one change: with a controller following, or nothing (benchmark 14).
+            let follower: ControllerWorkload.Follower = workload == "save-alone" ? .nothing : .controller
+            let controller = try await ControllerWorkload(scratch(fixture), following: follower)
+            let clock = ContinuousClock()
+            let start = clock.now
+            for _ in 0..<1_000 { try controller.saveOneChange() }
+            FileHandle.standardError.write(Data("\(workload) \(count): \((clock.now - start) / 1_000) per save\n".utf8))
         case "update":
             try await StrataPeer.updateTenthAndSave(StrataPeer.open(scratch(fixture)))
         case "lookups":
