@@ -99,7 +99,7 @@ import Testing
         _ = try await Self.versionOneStore(at: url, bundle: bundle)
 
         let container = PersistentContainer(name: "Library", managedObjectModel: bundle.currentVersion.model)
-        var description = PersistentStoreDescription(type: .binary, url: url)
+        let description = PersistentStoreDescription(type: .binary, url: url)
         description.migrates(through: MigrationPlan(bundle: bundle))
         container.persistentStoreDescriptions = [description]
         try await container.loadPersistentStores()
@@ -113,7 +113,7 @@ import Testing
         let other = directory.appendingPathComponent("Other.store")
         _ = try await Self.versionOneStore(at: other, bundle: bundle)
         let before = try Data(contentsOf: other)
-        var off = PersistentStoreDescription(type: .binary, url: other)
+        let off = PersistentStoreDescription(type: .binary, url: other)
         off.shouldMigrateStoreAutomatically = false
         plain.persistentStoreDescriptions = [off]
         let error = await #expect(throws: PersistenceError.self) { try await plain.loadPersistentStores() }

@@ -34,7 +34,7 @@ import Testing
     @Test func theCompletionHandlerFormReportsEachStore() async throws {
         let container = PersistentContainer(name: "Library", managedObjectModel: try libraryModel())
         container.persistentStoreDescriptions = [PersistentStoreDescription(type: .inMemory)]
-        var unknown = PersistentStoreDescription(type: StoreType(rawValue: "Nonesuch"))
+        let unknown = PersistentStoreDescription(type: StoreType(rawValue: "Nonesuch"))
         unknown.isReadOnly = true
         container.persistentStoreDescriptions.append(unknown)
         let results = await withCheckedContinuation { continuation in

@@ -9,7 +9,7 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
             case conflict, objectNotFound, noPersistentStore, storeNotFound, unknownStoreType
             case storeAlreadyAdded, unknownEntity, incompatibleStore, storeFromNewerModel, unavailableGeneration
             case constraintConflict, unsupportedRequest, invalidHistoryToken, historyTokenExpired, readOnlyStore, storeBrokeContract
-            case missingStoreURL
+            case missingStoreURL, invalidOption
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -25,6 +25,9 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
         public static let storeNotFound = Code(.storeNotFound)
         /// A store type that keeps its objects in a file was added without a URL for it.
         public static let missingStoreURL = Code(.missingStoreURL)
+        /// An option given when adding a store has a value the store cannot take (the message
+        /// says which and why).
+        public static let invalidOption = Code(.invalidOption)
         /// No store class is registered for the store type.
         public static let unknownStoreType = Code(.unknownStoreType)
         /// A store for this URL is already part of the coordinator.

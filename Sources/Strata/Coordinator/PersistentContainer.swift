@@ -116,21 +116,48 @@ public final class PersistentContainer: Sendable {
 
     /// Adds a store for every description, calling `completionHandler` once per description
     /// with the error, if any: Core Data's completion-handler form.
+    ///
+    /// As Core Data's, it adds the stores before it returns, calling the handler on the calling
+    /// thread, unless the descriptions ask to be added asynchronously
+    /// (``PersistentStoreDescription/shouldAddStoreAsynchronously``, `false` by default): then
+    /// it returns at once and the handler is called later, on another thread. Called from
+    /// `async` code (a task), it does not block its thread on work that needs the same threads:
+    /// it returns at once there too — in `async` code, `try await loadPersistentStores()`.
     public func loadPersistentStores(
         completionHandler: @escaping @Sendable (PersistentStoreDescription, (any Error)?) -> Void
     ) {
         let descriptions = persistentStoreDescriptions
         let coordinator = persistentStoreCoordinator
-        Task {
+        let load: @Sendable () async -> [(PersistentStoreDescription, (any Error)?)] = {
+            var results: [(PersistentStoreDescription, (any Error)?)] = []
             for description in descriptions {
                 do {
                     _ = try await Self.add(description, to: coordinator)
-                    completionHandler(description, nil)
+                    results.append((description, nil))
                 } catch {
-                    completionHandler(description, error)
+                    results.append((description, error))
                 }
             }
+            return results
         }
+        let isInTask = withUnsafeCurrentTask { $0 != nil }
+        guard !isInTask, !descriptions.contains(where: \.shouldAddStoreAsynchronously) else {
+            Task {
+                for (description, error) in await load() { completionHandler(description, error) }
+            }
+            return
+        }
+        // Waits on a semaphore, not a task's thread: the stores are added on the coordinator's
+        // queue and the global executor, which this thread is neither of.
+        let results = ThreadLocked<[(PersistentStoreDescription, (any Error)?)]>([])
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let loaded = await load()
+            results.withLock { $0 = loaded }
+            done.signal()
+        }
+        done.wait()
+        for (description, error) in results.withLock({ $0 }) { completionHandler(description, error) }
     }
 
     /// A new private-queue context on the container's coordinator.

@@ -214,8 +214,8 @@ public struct StagedMigrator: StoreMigrator {
 extension PersistentStoreDescription {
     /// Migrates the store on open through the versions of `bundle` (lightweight where no custom
     /// stage is given), as Core Data's automatic migration does.
-    public mutating func migrates(through plan: MigrationPlan) {
+    public func migrates(through plan: MigrationPlan) {
         shouldMigrateStoreAutomatically = true
-        options[PersistentStoreOption.migrator] = StagedMigrator(plan: plan)
+        setOption(StagedMigrator(plan: plan), forKey: PersistentStoreOption.migrator)
     }
 }

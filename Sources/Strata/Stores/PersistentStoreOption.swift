@@ -43,4 +43,18 @@ public enum PersistentStoreOption {
     /// whatever happens); the coordinator then takes the change in and posts it. The binary
     /// store is locked by the one coordinator that writes it, so nothing else commits to it.
     public static let remoteChangeNotifications = "RemoteChangeNotifications"
+
+    /// `[String: any Sendable]`: SQLite pragmas the SQLite store runs on every connection it
+    /// opens, by name, with a number, a `Bool` or a keyword as value (Core Data's
+    /// `NSSQLitePragmasOption`): `["synchronous": "NORMAL", "cache_size": 4000]`. A
+    /// `journal_mode` other than `WAL` and any `locking_mode` are refused
+    /// (``PersistenceError/Code/invalidOption``): the store's snapshots need WAL and several
+    /// connections.
+    public static let sqlitePragmas = "SQLitePragmas"
+    /// `Bool`: rebuild the SQLite store's file (`VACUUM`) when it is added (Core Data's
+    /// `NSSQLiteManualVacuumOption`).
+    public static let sqliteManualVacuum = "SQLiteManualVacuum"
+    /// `Bool`: update the SQLite store's statistics for the query planner (`ANALYZE`) when it is
+    /// added (Core Data's `NSSQLiteAnalyzeOption`).
+    public static let sqliteAnalyze = "SQLiteAnalyze"
 }

@@ -68,7 +68,9 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
                 "the SQLite store cannot store to-many relationships without an inverse yet (Core Data's hidden column for them "
                     + "is not documented): \(unsupported.joined(separator: ", ")). Give them an inverse, or use the binary store")
         }
-        pool = SQLiteConnectionPool(url: url, busyTimeout: timeout)
+        // Checked before any file is opened, as the model is.
+        let pragmas = try SQLitePragmas(option: options[PersistentStoreOption.sqlitePragmas])
+        pool = SQLiteConnectionPool(url: url, busyTimeout: timeout, pragmas: pragmas)
         let existingTables: [String: [String]]
         var triggerNames: [String] = []
         do {
@@ -78,6 +80,8 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
             try Self.checkHeader(of: url)
             let writer = readOnly ? nil : try SQLiteConnection(url: url, readOnly: false, create: true, busyTimeout: timeout)
             let watcher = try SQLiteConnection(url: url, readOnly: true, create: false, busyTimeout: timeout)
+            if let writer { try pragmas.apply(to: writer) }
+            try pragmas.apply(to: watcher)
             self.writer = writer
             self.watcher = ThreadLocked((watcher, 0))
             // A store that exists is read where its file keeps each join table.
@@ -304,6 +308,9 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
             // After the tables: a new store has the count triggers of its derived attributes too.
             try registerTriggerFunctions(on: writer)
             try prepareHistory(writer: writer)
+            // Core Data's NSSQLiteManualVacuumOption and NSSQLiteAnalyzeOption: at each add.
+            if options[PersistentStoreOption.sqliteManualVacuum] as? Bool == true { try writer.execute("VACUUM") }
+            if options[PersistentStoreOption.sqliteAnalyze] as? Bool == true { try writer.execute("ANALYZE") }
         }
         watchForOutsideChanges()
     }
