@@ -71,6 +71,20 @@ extension ManagedObjectContext {
         NotificationCenter.default.post(saved.notification)
     }
 
+    /// Gives new objects their permanent IDs now, before the save: Core Data's
+    /// `obtainPermanentIDs(for:)`, for handing a new object's ID to another context or keeping
+    /// its URI before saving. The save keeps those IDs. Objects that have permanent IDs already,
+    /// or are not this context's new objects, are left as they are.
+    ///
+    /// - Throws: ``PersistenceError`` with code `.noPersistentStore` when the coordinator has no
+    ///   writable store to give them IDs in (nothing is changed then).
+    public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
+        var seen: Set<ObjectIdentifier> = []
+        let new = objects.filter { $0.graph === graph && $0.isInserted && $0.objectID.isTemporaryID && seen.insert(ObjectIdentifier($0)).inserted }
+        try graph.assignPermanentIDs(to: new)
+        graph.permanentIDsObtained.formUnion(new.map(ObjectIdentifier.init))
+    }
+
     /// Throws away every unsaved change.
     public func rollback() {
         graph.rollback()

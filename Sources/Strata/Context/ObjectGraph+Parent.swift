@@ -58,6 +58,8 @@ extension ObjectGraph {
             object.isInserted = true
             registered[id] = object
             inserted[ObjectIdentifier(object)] = object
+            // The child obtained its permanent ID: this context's save keeps it too.
+            if !id.isTemporaryID { permanentIDsObtained.insert(ObjectIdentifier(object)) }
             unprocessed.insert(object)
         }
         for (id, row) in updatedRows {

@@ -53,7 +53,9 @@ extension ObjectGraph {
         deriveAttributes()
         try validate()
 
-        try assignPermanentIDs(to: inserted.values.filter { !$0.isDeleted })
+        // Objects given permanent IDs by obtainPermanentIDs(for:) keep them: their IDs may be
+        // in other contexts' hands already.
+        try assignPermanentIDs(to: inserted.values.filter { !$0.isDeleted && !permanentIDsObtained.contains(ObjectIdentifier($0)) })
         var didSave: ContextDidSave?
         var versions: [ManagedObjectID: Int64] = [:]
         var newObjects: [ManagedObject] = []
@@ -117,6 +119,7 @@ extension ObjectGraph {
         }
         inserted.removeAll()
         updated.removeAll()
+        permanentIDsObtained.removeAll()
         propagatedDeletes.removeAll()
         resurrected.removeAll()
         rebasedSinceSave = false
@@ -326,7 +329,7 @@ extension ObjectGraph {
     }
 
     /// Replaces new objects' temporary IDs with permanent ones, everywhere the context holds them.
-    private func assignPermanentIDs(to objects: [ManagedObject]) throws {
+    func assignPermanentIDs(to objects: [ManagedObject]) throws {
         let old = objects.map(\.objectID)
         let new = try coordinator.obtainPermanentIDs(for: old)
         let mapping = ObjectIDMap(replacing: old, with: new)
@@ -367,6 +370,7 @@ extension ObjectGraph {
     /// ones get their saved values back.
     func rollback() {
         unprocessed = UnprocessedChanges()
+        permanentIDsObtained.removeAll()
         finishMergedDeletes()
         for object in Array(inserted.values) {
             unregister(object)
@@ -387,6 +391,7 @@ extension ObjectGraph {
     /// Lets every object go; the next read pins the latest generation.
     func reset() {
         unprocessed = UnprocessedChanges()
+        permanentIDsObtained.removeAll()
         mergedDeletes = [:]
         for object in Array(registered.values) + inserted.values { unregister(object) }
         registered.removeAll()

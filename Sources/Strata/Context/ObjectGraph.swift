@@ -66,6 +66,9 @@ final class ObjectGraph {
     var isApplyingUndo = false
     var transactionAuthor: String?
     var name: String?
+    /// New objects whose permanent IDs were asked for before the save
+    /// (``ManagedObjectContext/obtainPermanentIDs(for:)``): the save keeps them.
+    var permanentIDsObtained: Set<ObjectIdentifier> = []
     /// Objects the store deleted that a merge policy writes back: saved as inserts.
     var resurrected: Set<ObjectIdentifier> = []
     /// Whether objects were rebased on newer values since the last save (a refresh that kept
