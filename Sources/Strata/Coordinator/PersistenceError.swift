@@ -9,7 +9,7 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
             case conflict, objectNotFound, noPersistentStore, storeNotFound, unknownStoreType
             case storeAlreadyAdded, unknownEntity, incompatibleStore, storeFromNewerModel, unavailableGeneration
             case constraintConflict, unsupportedRequest, invalidHistoryToken, historyTokenExpired, readOnlyStore, storeBrokeContract
-            case missingStoreURL, invalidOption
+            case missingStoreURL, invalidOption, storeExists
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -28,6 +28,9 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
         /// An option given when adding a store has a value the store cannot take (the message
         /// says which and why).
         public static let invalidOption = Code(.invalidOption)
+        /// A store is already where one is to be made (a migration's destination): nothing was
+        /// written over it.
+        public static let storeExists = Code(.storeExists)
         /// No store class is registered for the store type.
         public static let unknownStoreType = Code(.unknownStoreType)
         /// A store for this URL is already part of the coordinator.
