@@ -21,6 +21,10 @@ import Testing
         #expect(held.timeout == 2.5)
         description.setValue(nil, forPragmaNamed: "synchronous")
         #expect(held.sqlitePragmas.isEmpty)
+        // As Core Data code sets them: a dictionary literal of strings.
+        description.setOption(["journal_mode": "WAL", "synchronous": "OFF"], forKey: PersistentStoreOption.sqlitePragmas)
+        #expect(held.sqlitePragmas["synchronous"] as? String == "OFF")
+        #expect(try SQLitePragmas(option: held.options[PersistentStoreOption.sqlitePragmas]).statements == ["PRAGMA synchronous = OFF"])
         #expect(held.shouldMigrateStoreAutomatically && held.shouldInferMappingModelAutomatically, "Core Data's container defaults")
     }
 

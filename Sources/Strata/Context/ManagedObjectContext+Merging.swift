@@ -94,6 +94,8 @@ extension ManagedObjectContext {
     /// (``PersistentStoreOption/remoteChangeNotifications``): with persistent history, each
     /// transaction since the last one merged, in order; without, by refreshing every object the
     /// context holds. Merges run on the context's executor, between its other work.
+    ///
+    /// - Precondition: the context has its coordinator (or parent) when it is turned on.
     public var automaticallyMergesChangesFromParent: Bool {
         get { mergingTask != nil }
         set {
@@ -101,6 +103,9 @@ extension ManagedObjectContext {
             mergingTask?.cancel()
             mergingTask = nil
             guard newValue else { return }
+            precondition(
+                attachment.withLock(\.isAttached),
+                "give the context its persistentStoreCoordinator or parent before it merges changes")
             let coordinator = graph.coordinator
             let saves = coordinator.didSaveNotifications
             let remote = coordinator.remoteChangeNotifications

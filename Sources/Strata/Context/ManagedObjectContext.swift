@@ -41,7 +41,10 @@ public actor ManagedObjectContext {
     private nonisolated let queueExecutor: DispatchQueueExecutor?
     /// The context's object graph and whether it has a coordinator yet: replaced, before the
     /// context is used, when Core Data's way of configuring a context sets its coordinator or
-    /// parent after `init(concurrencyType:)` (``ManagedObjectContext+Configuration``).
+    /// parent after `init(concurrencyType:)` (`ManagedObjectContext+Configuration.swift`).
+    /// The lock guards the replacement only: the graph it hands out is used on the context's
+    /// executor alone (``graph`` is isolated), and it is replaced only while nothing uses it
+    /// (no objects, no observers: checked), so no graph is ever touched from two threads.
     nonisolated let attachment: ThreadLocked<Attachment>
     /// The context's objects and changes.
     var graph: ObjectGraph { attachment.withLock { $0.graph } }
