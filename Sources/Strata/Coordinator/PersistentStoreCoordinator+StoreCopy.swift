@@ -19,8 +19,9 @@ extension PersistentStoreCoordinator {
     /// - Returns: The new store, now part of the coordinator.
     /// - Throws: ``PersistenceError`` `.storeNotFound` for a store that is not this
     ///   coordinator's, `.storeExists` when a store is at `url` already; what reading the old
-    ///   store or saving the new one throws. On any error the new store is destroyed and the
-    ///   old one stays in the coordinator.
+    ///   store or saving the new one throws. On any error while copying, the new store is
+    ///   destroyed and the old one stays in the coordinator; if the new store, once written,
+    ///   will not open here, it is left at `url` and the old store is added back.
     @discardableResult
     public func migratePersistentStore(
         _ store: PersistentStore, to url: URL, options: [String: any Sendable] = [:], type: StoreType
@@ -41,7 +42,15 @@ extension PersistentStoreCoordinator {
             throw error
         }
         try removePersistentStore(store)
-        return try await addPersistentStore(type: type, configuration: store.configurationName, at: url, options: options)
+        do {
+            return try await addPersistentStore(type: type, configuration: store.configurationName, at: url, options: options)
+        } catch {
+            // The new store is whole but will not open here: the old one goes back in its place.
+            if store.type != .inMemory {
+                _ = try? await addPersistentStore(type: store.type, configuration: store.configurationName, at: store.url, options: store.options)
+            }
+            throw error
+        }
     }
 
     /// Whether a store of `type` is at `url`: a file that is not empty, or a PostgreSQL
