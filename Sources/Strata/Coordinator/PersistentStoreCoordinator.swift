@@ -105,11 +105,13 @@ public actor PersistentStoreCoordinator {
     ///   - options: Options, keyed by ``PersistentStoreOption``.
     /// - Returns: The store, now part of the coordinator.
     /// - Throws: ``PersistenceError`` for an unknown store type or a store already added;
+    ///   the model's ``ManagedObjectModel/validationError`` for a model that does not work;
     ///   whatever the store throws when it cannot load.
     @discardableResult
     public func addPersistentStore(
         type: StoreType, configuration: String? = nil, at url: URL? = nil, options: [String: any Sendable] = [:]
     ) async throws -> PersistentStore {
+        if let error = managedObjectModel.validationError { throw error }
         if let url, persistentStore(for: url) != nil {
             throw PersistenceError(.storeAlreadyAdded, "a store at \(url.path) is already part of the coordinator")
         }

@@ -46,6 +46,9 @@ public struct EntityDescription: Sendable, Hashable {
 
     /// The names of the entities that inherit directly from this one, set by the model.
     public internal(set) var subentityNames: [String] = []
+    /// The children given by Core Data's mutable API (``subentities``'s setter), which the
+    /// model makes children; `nil` once a model has resolved the entity.
+    var declaredSubentityNames: [String]?
     /// What the entity inherits from its ancestors, set by the model.
     var inheritedAttributes: [AttributeDescription] = []
     var inheritedRelationships: [RelationshipDescription] = []
@@ -60,6 +63,8 @@ public struct EntityDescription: Sendable, Hashable {
     var resolvedSuperentityHash: Data?
     var resolvedInheritedPropertyHashes: [String: Data] = [:]
     private var classReference: ClassReference
+    /// The model the entity was taken from, if any (see ``superentity``).
+    var modelLink = ModelLinkField()
 
     public init(
         name: String,

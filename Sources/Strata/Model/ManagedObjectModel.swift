@@ -2,13 +2,14 @@ import Foundation
 
 /// The schema of an object graph: its entities, their properties and how they relate.
 ///
-/// A model is a value, checked when it is made: ``init(entities:versionIdentifiers:)`` throws a
-/// ``ModelError`` for a model that cannot work, so a coordinator never sees one. Being a value,
-/// it is immutable and `Sendable` once made; to change a model, change its entities and make
-/// a new one. (Core Data's models are mutable until a coordinator uses them; a value type gives
-/// the same guarantee without a runtime rule.)
+/// A model is a value, checked when it is made: ``init(entities:versionIdentifiers:configurations:fetchRequestTemplates:)``
+/// throws a ``ModelError`` for a model that cannot work. Being a value, it is `Sendable`, and a
+/// coordinator's copy never changes under it. Core Data's mutable API works too — an empty
+/// ``init()``, then ``entities`` set — and is checked as it is set: a model whose entities do
+/// not work keeps the error in ``validationError``, and a coordinator refuses to add a store
+/// for it with that error (Core Data raises when such a model is first used).
 public struct ManagedObjectModel: Sendable, Hashable {
-    private let storage: Storage
+    private var storage: Storage
 
     /// Builds and checks a model.
     ///
@@ -30,8 +31,32 @@ public struct ManagedObjectModel: Sendable, Hashable {
             fetchRequestTemplates: fetchRequestTemplates)
     }
 
+    /// An empty model, for Core Data's mutable API: set ``entities`` next.
+    public init() {
+        storage = Storage(unchecked: [], error: nil)
+    }
+
     /// The entities, in the order they were given, with inheritance resolved.
-    public var entities: [EntityDescription] { storage.entities }
+    ///
+    /// Setting them (Core Data's mutable API) checks the model again: see ``validationError``.
+    /// Configurations that name an entity no longer there make it invalid too.
+    public var entities: [EntityDescription] {
+        get { storage.entities }
+        set {
+            do {
+                storage = try Storage(
+                    entities: newValue, versionIdentifiers: versionIdentifiers, configurations: configurations,
+                    fetchRequestTemplates: fetchRequestTemplates)
+            } catch {
+                storage = Storage(unchecked: newValue, error: error, keeping: storage)
+            }
+        }
+    }
+
+    /// Why the model cannot be used, when its ``entities`` were set to something that does not
+    /// work; `nil` for a working model (every model ``init(entities:versionIdentifiers:configurations:fetchRequestTemplates:)``
+    /// returns). A coordinator refuses to add a store for a model with an error, with it.
+    public var validationError: ModelError? { storage.error }
     /// The entities by name.
     public var entitiesByName: [String: EntityDescription] { storage.layouts.mapValues(\.entity) }
     public var versionIdentifiers: Set<String> { storage.versionIdentifiers }
@@ -119,6 +144,8 @@ extension ManagedObjectModel {
     final class Storage: Sendable {
         let entities: [EntityDescription]
         let layouts: [String: EntityLayout]
+        /// Why the entities do not make a working model, for one made by setting them.
+        let error: ModelError?
         let versionIdentifiers: Set<String>
         let configurations: [String: [String]]
         let fetchRequestTemplates: [FetchRequestTemplate]
@@ -135,9 +162,12 @@ extension ManagedObjectModel {
             fetchRequestTemplates: [FetchRequestTemplate]
         ) throws {
             var resolver = ModelResolver(entities: declared)
-            let resolved = try resolver.resolve()
+            let unlinked = try resolver.resolve()
             try resolver.checkConfigurations(configurations, templates: fetchRequestTemplates)
+            let link = ModelLink(entities: Dictionary(uniqueKeysWithValues: unlinked.map { ($0.name, $0) }))
+            let resolved = unlinked.map { $0.linked(to: link) }
             entities = resolved
+            error = nil
             versionHashes = resolver.versionHashes
             legacyVersionHashes = resolver.legacyVersionHashes
             self.configurations = configurations
@@ -157,8 +187,28 @@ extension ManagedObjectModel {
                 by: { ObjectIdentifier($0.entity.managedObjectClass) })
         }
 
+        /// Entities as given, unresolved: an empty model, or one whose entities do not work
+        /// (with `error`), keeping `other`'s configurations, identifiers and templates.
+        init(unchecked declared: [EntityDescription], error: (any Error)?, keeping other: Storage? = nil) {
+            entities = declared
+            layouts = [:]
+            layoutsByClass = [:]
+            versionHashes = [:]
+            legacyVersionHashes = [:]
+            versionIdentifiers = other?.versionIdentifiers ?? []
+            configurations = other?.configurations ?? [:]
+            fetchRequestTemplates = other?.fetchRequestTemplates ?? []
+            versionHistory = []
+            earlierVersions = []
+            fileNotes = []
+            self.error = error.map { error in
+                error as? ModelError ?? ModelError(.invalidValue, entity: "", "the entities do not make a model: \(error)")
+            }
+        }
+
         private init(copying other: Storage, versionHistory: [String], earlierVersions: [ModelBundle.Version], fileNotes: [String]) {
             entities = other.entities
+            error = other.error
             layouts = other.layouts
             versionIdentifiers = other.versionIdentifiers
             configurations = other.configurations

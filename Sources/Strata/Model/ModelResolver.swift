@@ -2,7 +2,7 @@ import Foundation
 
 /// Checks a list of entities and resolves what they inherit and who inherits from them.
 struct ModelResolver {
-    private let declared: [EntityDescription]
+    private var declared: [EntityDescription]
     private var byName: [String: EntityDescription] = [:]
     /// Every entity's version hash, once resolved.
     private(set) var versionHashes: [String: Data] = [:]
@@ -17,6 +17,7 @@ struct ModelResolver {
     }
 
     mutating func resolve() throws -> [EntityDescription] {
+        try adoptDeclaredSubentities()
         for entity in declared {
             guard byName[entity.name] == nil else {
                 throw ModelError(.duplicateEntity, entity: entity.name, "the model has two entities with this name")
@@ -38,6 +39,7 @@ struct ModelResolver {
                 entity.inheritedRelationships += ancestor.relationships
             }
             entity.subentityNames = declared.filter { $0.superentityName == entity.name }.map(\.name)
+            entity.declaredSubentityNames = nil
             try checkPropertyNames(of: entity)
             resolved.append(entity)
         }
@@ -65,6 +67,26 @@ struct ModelResolver {
             }
         }
         return resolved
+    }
+
+    /// Core Data's mutable API builds a hierarchy by setting a parent's `subentities`: each
+    /// child named there takes the parent, unless it names another (a model error). A child
+    /// the model does not have is left out, as it is from the model.
+    private mutating func adoptDeclaredSubentities() throws {
+        let positions = Dictionary(declared.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        for parent in declared {
+            for childName in parent.declaredSubentityNames ?? [] {
+                guard let position = positions[childName] else { continue }
+                switch declared[position].superentityName {
+                case nil: declared[position].superentityName = parent.name
+                case parent.name?: break
+                case let other?:
+                    throw ModelError(
+                        .unknownSuperentity, entity: childName,
+                        "'\(parent.name)' lists it among its subentities, but it names '\(other)' as its parent")
+                }
+            }
+        }
     }
 
     /// The hashes of an entity's own stored properties. A relationship is hashed where it is

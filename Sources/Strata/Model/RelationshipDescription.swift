@@ -39,6 +39,8 @@ public struct RelationshipDescription: Sendable, Hashable {
     public var renamingIdentifier: String?
     public var versionHashModifier: String?
     public var userInfo: [String: String]
+    /// The model the relationship was taken from, if any (see ``destinationEntity``).
+    var modelLink = ModelLinkField()
 
     public init(
         name: String,
