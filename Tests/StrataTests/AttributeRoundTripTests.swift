@@ -49,7 +49,7 @@ import Testing
         }
         let (read, scratch) = try await backgroundContext(coordinator).perform { context in
             let thing = try context.existingObject(with: id)
-            return (try thing.primitiveValue(forKey: "value"), try thing.primitiveValue(forKey: "scratch"))
+            return (try thing.primitiveAttributeValue(forKey: "value"), try thing.primitiveAttributeValue(forKey: "scratch"))
         }
         #expect(read == value)
         #expect(read?.type == type)

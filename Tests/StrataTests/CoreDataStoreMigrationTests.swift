@@ -138,7 +138,7 @@ struct CoreDataStoreMigrationTests {
                     let layout = object.layout
                     var values: [String: AttributeValue?] = [:]
                     for attribute in layout.attributes where !attribute.isTransient {
-                        values[attribute.name] = try object.primitiveValue(forKey: attribute.name)
+                        values[attribute.name] = try object.primitiveAttributeValue(forKey: attribute.name)
                     }
                     var targets: [String: Set<Int64>] = [:]
                     for (slot, relationship) in layout.relationships.enumerated() {

@@ -48,7 +48,7 @@ struct CoreDataStoreReadingTests {
                 request.includesSubentities = false
                 return try context.fetch(request).map { object in
                     ObjectRead(
-                        id: object.objectID, attributes: try entity.attributes.map { try object.primitiveValue(forKey: $0.attribute.name) },
+                        id: object.objectID, attributes: try entity.attributes.map { try object.primitiveAttributeValue(forKey: $0.attribute.name) },
                         toOnes: entity.toOnes.map { object.storage.relationships[$0.slot].objectIDs.first },
                         toManys: entity.toManys.map { Set(object.storage.relationships[$0.slot].objectIDs.compactMap(\.referenceNumber)) })
                 }
@@ -119,7 +119,7 @@ struct CoreDataStoreReadingTests {
             for number in 1...3 {
                 let page = try context.insertNewObject(forEntityName: "Page")
                 try page.setValue(Int32(9_000 + number), forKey: "number")
-                try page.setPrimitiveValue(.transformable(Data("page \(number)".utf8)), forKey: "content")
+                try page.setPrimitiveValue(AttributeValue.transformable(Data("page \(number)".utf8)), forKey: "content")
                 try page.setValue(book, forKey: "book")
             }
             try book.setValue("Renamed by Strata", forKey: "title")

@@ -74,7 +74,7 @@ import Testing
             #expect(error?.file == file.path)
             #expect(error?.message == "the externally stored value cannot be read: the file is missing")
             #expect(photo.image == nil, "a typed optional reads nil (and logs the error)")
-            guard case .externalDataReference(let reference)? = try photo.primitiveValue(forKey: "image") else {
+            guard case .externalDataReference(let reference)? = try photo.primitiveAttributeValue(forKey: "image") else {
                 Issue.record("the primitive value is not the reference")
                 return
             }

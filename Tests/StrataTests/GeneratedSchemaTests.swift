@@ -211,7 +211,7 @@ import Testing
             id = object.objectID.uriRepresentation().absoluteString
             var values: [String: String] = [:]
             for attribute in object.entity.attributesByName.values {
-                values[attribute.name] = String(describing: try object.primitiveValue(forKey: attribute.name))
+                values[attribute.name] = String(describing: try object.primitiveAttributeValue(forKey: attribute.name))
             }
             for relationship in object.entity.relationshipsByName.values {
                 let value = try object.value(forKey: relationship.name)

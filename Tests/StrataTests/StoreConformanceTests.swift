@@ -28,13 +28,13 @@ import Testing
         let id = try await store.withContext { context in
             let thing = try context.insertNewObject(forEntityName: "Thing")
             for (type, value) in values { try thing.setPrimitiveValue(value, forKey: "v\(type.binaryName)") }
-            try thing.setPrimitiveValue(.objectID(thing.objectID), forKey: "v\(AttributeType.objectID.binaryName)")
+            try thing.setPrimitiveValue(AttributeValue.objectID(thing.objectID), forKey: "v\(AttributeType.objectID.binaryName)")
             try context.save()
             return thing.objectID
         }
         let read = try await store.withContext { context in
             let thing = try context.existingObject(with: id)
-            return try AttributeType.valueTypes.map { try thing.primitiveValue(forKey: "v\($0.binaryName)") }
+            return try AttributeType.valueTypes.map { try thing.primitiveAttributeValue(forKey: "v\($0.binaryName)") }
         }
         for (type, value) in zip(AttributeType.valueTypes, read) where type != .objectID {
             #expect(value == values[type], "\(type)")

@@ -58,7 +58,7 @@ import Testing
         }
         let (tags, scores, places, shape, stored) = try await store.withContext { context in
             let note = try #require(try context.existingObject(with: id) as? Note)
-            let stored = try note.primitiveValue(forKey: "tags")
+            let stored = try note.primitiveAttributeValue(forKey: "tags")
             return (note.tags, note.scores, note.places, note.shape, stored)
         }
         #expect(tags == ["swift", "naïve", "swift"])
@@ -148,7 +148,7 @@ import Testing
         defer { store.remove() }
         let id = try await store.withContext { context in
             let note = try Note(context: context)
-            try note.setPrimitiveValue(.transformable(colour), forKey: "shape")
+            try note.setPrimitiveValue(AttributeValue.transformable(colour), forKey: "shape")
             try context.save()
             return note.objectID
         }
@@ -162,10 +162,10 @@ import Testing
             note.title = "changed beside it"
             try context.save()
         }
-        let stored = try await store.withContext { context in try context.existingObject(with: id).primitiveValue(forKey: "shape") }
+        let stored = try await store.withContext { context in try context.existingObject(with: id).primitiveAttributeValue(forKey: "shape") }
         #expect(stored == .transformable(colour), "the save wrote the bytes back as they were")
         let line = try await store.withContext { context in
-            try context.existingObject(with: id).primitiveValue(forKey: "shape")?.jsonObject as? String
+            try context.existingObject(with: id).primitiveAttributeValue(forKey: "shape")?.jsonObject as? String
         }
         #expect(line == colour.base64EncodedString())
     }
@@ -179,7 +179,7 @@ import Testing
         defer { store.remove() }
         try await store.withContext { context in
             let note = try Note(context: context)
-            try note.setPrimitiveValue(.transformable(archive), forKey: "shape")
+            try note.setPrimitiveValue(AttributeValue.transformable(archive), forKey: "shape")
             try context.save()
         }
         var v2 = try Self.model().entities
@@ -190,7 +190,7 @@ import Testing
         let coordinator = PersistentStoreCoordinator(managedObjectModel: destination)
         try await coordinator.addPersistentStore(type: kind.type, at: store.url)
         let stored = try await ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator).perform { context in
-            try context.fetch(FetchRequest<ManagedObject>(entityName: "Note")).first?.primitiveValue(forKey: "shape")
+            try context.fetch(FetchRequest<ManagedObject>(entityName: "Note")).first?.primitiveAttributeValue(forKey: "shape")
         }
         #expect(stored == .transformable(archive))
     }
@@ -217,7 +217,7 @@ import Testing
         }
         let (value, stored) = try await store.withContext { context in
             let note = try context.existingObject(with: id)
-            return (try note.value(forKey: "extra") as? String, try note.primitiveValue(forKey: "extra"))
+            return (try note.value(forKey: "extra") as? String, try note.primitiveAttributeValue(forKey: "extra"))
         }
         #expect(value == "abc")
         #expect(stored == .transformable(Data("cba".utf8)))
@@ -230,7 +230,7 @@ import Testing
         defer { store.remove() }
         let id = try await store.withContext { context in
             let note = try Note(context: context)
-            try note.setPrimitiveValue(.transformable(Data(#"["old","json"]"#.utf8)), forKey: "tags")
+            try note.setPrimitiveValue(AttributeValue.transformable(Data(#"["old","json"]"#.utf8)), forKey: "tags")
             try context.save()
             return note.objectID
         }
@@ -243,7 +243,7 @@ import Testing
             let note = try Note(context: context)
             note.shape = Self.shape
             try context.save()
-            return try note.primitiveValue(forKey: "shape")
+            return try note.primitiveAttributeValue(forKey: "shape")
         }
         guard case .transformable(let bytes)? = stored else {
             Issue.record("no value stored")

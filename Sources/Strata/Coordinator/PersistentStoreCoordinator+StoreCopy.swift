@@ -119,7 +119,7 @@ extension PersistentStoreCoordinator {
         var copy = CopiedObject(id: object.objectID, entityName: entity.name)
         let layout = object.layout
         for attribute in layout.attributes where !attribute.isTransient && attribute.derivationExpression == nil {
-            var value = try object.primitiveValue(forKey: attribute.name)
+            var value = try object.primitiveAttributeValue(forKey: attribute.name)
             if case .externalDataReference? = value {
                 // The bytes themselves: the new store keeps them where it keeps such values.
                 value = try (object.value(forKey: attribute.name) as? Data).map(AttributeValue.binaryData)

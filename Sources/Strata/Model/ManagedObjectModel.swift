@@ -168,6 +168,7 @@ extension ManagedObjectModel {
             let resolved = unlinked.map { $0.linked(to: link) }
             entities = resolved
             error = nil
+            ClassEntities.record(resolved)
             versionHashes = resolver.versionHashes
             legacyVersionHashes = resolver.legacyVersionHashes
             self.configurations = configurations

@@ -86,7 +86,9 @@ public struct Attribute<Value: AttributeValueConvertible>: KeyNamingWrapper {
             } else {
                 value = newValue.attributeValue
             }
+            object.willChangeValue(forKey: key)
             object.setAttributeValue(value.map { $0.converted(to: type) ?? $0 }, at: index)
+            object.didChangeValue(forKey: key)
         }
     }
 

@@ -48,7 +48,16 @@ extension ManagedObject {
     ///   attribute's transformer cannot store), or `.wrongContext` for an object of another
     ///   context. Nothing is changed when it throws.
     public func setValue(_ value: Any?, forKey key: String) throws {
-        switch try slot(forKey: key) {
+        let slot = try slot(forKey: key)
+        willChangeValue(forKey: key)
+        defer { didChangeValue(forKey: key) }
+        try setValue(value, forKey: key, in: slot)
+    }
+
+    /// Sets a property by name, without telling ``willChangeValue(forKey:)`` and
+    /// ``didChangeValue(forKey:)``.
+    private func setValue(_ value: Any?, forKey key: String, in slot: EntityLayout.Slot) throws {
+        switch slot {
         case .attribute(let index):
             let attribute = layout.attributes[index]
             guard let value else {
@@ -115,20 +124,46 @@ extension ManagedObject {
         return value
     }
 
-    /// An attribute's stored value, without conversion to a Swift type.
-    public func primitiveValue(forKey key: String) throws -> AttributeValue? {
-        guard case .attribute(let index) = try slot(forKey: key) else {
-            throw ValidationError(.wrongType, entity: entity.name, key: key, "primitive values are for attributes")
-        }
-        return attributeValue(at: index)
+    /// A property's value without the class in between, as Core Data's
+    /// `primitiveValue(forKey:)`: what ``value(forKey:)`` gives (an attribute's Swift value, a
+    /// relationship's object or objects), but never through a key the class computes — what a
+    /// custom accessor reads its own property with:
+    ///
+    /// ```swift
+    /// var title: String? {
+    ///     willAccessValue(forKey: "title")
+    ///     defer { didAccessValue(forKey: "title") }
+    ///     return try? primitiveValue(forKey: "title") as? String
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``ValidationError`` `.unknownKey` for a key the entity does not have (Core
+    ///   Data raises); what ``value(forKey:)`` throws.
+    public func primitiveValue(forKey key: String) throws -> Any? {
+        _ = try slot(forKey: key)
+        return try value(forKey: key)
     }
 
-    /// Sets an attribute's stored value, converting it losslessly to the attribute's type.
+    /// Sets a property without the class in between, as Core Data's
+    /// `setPrimitiveValue(_:forKey:)`: takes what ``setValue(_:forKey:)`` takes, and an
+    /// ``AttributeValue`` as stored (a transformable attribute's bytes, say). Unlike Core
+    /// Data's, the change is recorded (the object is updated, and saved) whether or not
+    /// ``willChangeValue(forKey:)`` and ``didChangeValue(forKey:)`` surround it.
     ///
-    /// - Throws: ``ValidationError`` when the key is unknown, not an attribute, or the value
-    ///   does not convert.
-    public func setPrimitiveValue(_ value: AttributeValue?, forKey key: String) throws {
-        try setValue(value, forKey: key)
+    /// - Throws: ``ValidationError`` when the key is unknown or the value does not fit.
+    public func setPrimitiveValue(_ value: Any?, forKey key: String) throws {
+        try setValue(value, forKey: key, in: slot(forKey: key))
+    }
+
+    /// An attribute's value as stored, without conversion to a Swift type: an
+    /// ``AttributeValue`` (a transformable attribute's bytes, an external value's reference).
+    ///
+    /// - Throws: ``ValidationError`` when the key is unknown or not an attribute.
+    public func primitiveAttributeValue(forKey key: String) throws -> AttributeValue? {
+        guard case .attribute(let index) = try slot(forKey: key) else {
+            throw ValidationError(.wrongType, entity: entity.name, key: key, "primitive attribute values are for attributes")
+        }
+        return attributeValue(at: index)
     }
 
     /// The properties changed since the object was last saved or fetched, with their new

@@ -185,6 +185,35 @@ open class ManagedObject {
     /// superclass's too (`super.computedKeys + […]`) to keep them.
     open class var computedKeys: [ComputedKey] { [] }
 
+    // MARK: Change and access notifications
+    //
+    // Core Data's, which custom accessors call around `primitiveValue(forKey:)` and
+    // `setPrimitiveValue(_:forKey:)` and subclasses override to react to a change. There is no
+    // key-value observing on Linux: these are plain methods. Strata calls `willChangeValue` and
+    // `didChangeValue` around every set through `@Attribute`, `@Relationship` and
+    // `setValue(_:forKey:)` (not around primitive sets, the inverse side a relationship keeps in
+    // step, or a merge), so an override sees what the object's own code changes. It does not call
+    // the access methods when a property is read: reads are the hot path, and overriding them
+    // is rare.
+
+    /// Called before a property changes: loads a fault's values, so that the change lands on
+    /// them. Override to react, calling `super`.
+    open func willChangeValue(forKey key: String) {
+        willAccessValues()
+    }
+
+    /// Called after a property changed. Strata records the change itself (the object is
+    /// updated whether or not this runs); override to react, calling `super`.
+    open func didChangeValue(forKey key: String) {}
+
+    /// Called before a custom accessor reads a property: loads a fault's values.
+    open func willAccessValue(forKey key: String?) {
+        willAccessValues()
+    }
+
+    /// Called after a custom accessor read a property.
+    open func didAccessValue(forKey key: String?) {}
+
     // MARK: Lifecycle, for subclasses
 
     /// Called once, when the object is first inserted into a context. Set initial values here.

@@ -56,6 +56,8 @@ public struct Relationship<Value: RelationshipValue>: KeyNamingWrapper {
         set {
             let key = WrapperKeys.key(of: object, storageKeyPath)
             let index = object.relationshipIndex(forKey: key, declaredIn: Object.self)
+            object.willChangeValue(forKey: key)
+            defer { object.didChangeValue(forKey: key) }
             do {
                 try object.setRelatedObjects(newValue.relatedObjects, at: index)
             } catch {

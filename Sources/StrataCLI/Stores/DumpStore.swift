@@ -66,7 +66,7 @@ struct DumpStore: AsyncParsableCommand {
                 let lines = try objects.map { object in
                     var values: [String: AttributeValue] = [:]
                     for key in object.entity.attributesByName.keys.sorted() {
-                        let value = try object.primitiveValue(forKey: key)
+                        let value = try object.primitiveAttributeValue(forKey: key)
                         if case .externalDataReference(let reference)? = value {
                             missing.append("\(object.objectID.uriRepresentation().absoluteString) \(key): \(reference.fileURL.path) (\(reference.reason))")
                             continue

@@ -63,7 +63,7 @@ enum ObjectRows {
         var values: [String: Any] = [:]
         var relationships: [String: Any] = [:]
         for attribute in object.entity.attributesByName.values {
-            if let value = try object.primitiveValue(forKey: attribute.name) { values[attribute.name] = value.jsonObject }
+            if let value = try object.primitiveAttributeValue(forKey: attribute.name) { values[attribute.name] = value.jsonObject }
         }
         for (name, value) in object.committedValues(forKeys: nil) where object.entity.relationshipsByName[name] != nil {
             switch value {
@@ -88,7 +88,7 @@ enum ObjectRows {
         for object in objects {
             var row = ["\(object.entity.name)/p\(object.objectID.referenceNumber ?? 0)"]
             for key in attributes {
-                row.append(try object.primitiveValue(forKey: key).map { "\($0.anyValue)" } ?? "nil")
+                row.append(try object.primitiveAttributeValue(forKey: key).map { "\($0.anyValue)" } ?? "nil")
             }
             for key in relationships {
                 switch try object.value(forKey: key) {
