@@ -1,3 +1,5 @@
+import Foundation
+
 /// Something in a context that keeps a result current — a ``FetchedResultsController``, an
 /// observation: told of every change the context announces, synchronously, on the context's
 /// executor, before the change's ``ObjectsDidChange`` goes out.
@@ -43,7 +45,10 @@ extension ObjectGraph {
         registerUndoGroup()
         guard !unprocessed.isEmpty else { return }
         tellObservers(objects: unprocessed.objects)
-        context?.changes.send(unprocessed.take())
+        let objects = unprocessed.objectsByChange
+        let change = unprocessed.take()
+        context?.changes.send(change)
+        if let context { NotificationCenter.default.post(objects.notification(of: change, postedBy: context)) }
     }
 
     func tellObserversOfReload() {

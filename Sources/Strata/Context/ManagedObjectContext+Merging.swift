@@ -48,7 +48,7 @@ extension ManagedObjectContext {
     ///
     /// Strata holds registered objects strongly: a long-lived context that merges every save
     /// keeps a fault for each object others inserted, until ``reset()``.
-    private func merge(_ changes: ObjectIDChanges) {
+    func merge(_ changes: ObjectIDChanges) {
         var refreshed: Set<ManagedObjectID> = []
         var touched: [ManagedObject] = []
         var elsewhere: Set<ManagedObjectID> = []
@@ -86,6 +86,10 @@ extension ManagedObjectContext {
         graph.tellObservers(objects: touched, elsewhere: elsewhere)
         let change = ObjectsDidChange(insertedObjectIDs: inserted, updatedObjectIDs: [], deletedObjectIDs: deleted, refreshedObjectIDs: refreshed)
         self.changes.send(change)
+        let objects = ObjectsByChange(
+            inserted: Set(inserted.compactMap { graph.registered[$0] }), deleted: Set(touched.filter { deleted.contains($0.objectID) }),
+            refreshed: Set(refreshed.compactMap { graph.registered[$0] }))
+        NotificationCenter.default.post(objects.notification(of: change, postedBy: self))
     }
 
     /// Whether the context merges every other context's saves on its coordinator as they happen

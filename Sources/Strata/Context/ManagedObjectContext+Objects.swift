@@ -1,4 +1,5 @@
 import Foundation
+import OrderedCollections
 
 extension ManagedObjectContext {
     /// Inserts a new object of the named entity, an instance of the entity's class.
@@ -62,13 +63,25 @@ extension ManagedObjectContext {
     ///   or deleted the same objects since this context read them. Nothing is saved when it
     ///   throws, and the context keeps its changes.
     public func save() throws {
+        if graph.hasChanges { NotificationCenter.default.post(name: Self.willSaveObjectsNotification, object: self) }
         // What changed is announced before the save, as Core Data processes pending changes first.
         processPendingChanges()
+        // Deleted objects leave the context with the save: the notification names them all the same.
+        let deleted = Array(graph.deleted.values)
         guard let saved = try graph.save() else { return }
         // New objects have permanent IDs now: results that order ties by ID place them again.
         graph.tellObservers(objects: saved.insertedObjectIDs.compactMap { graph.registered[$0] })
         ownSaves.send(saved)
-        NotificationCenter.default.post(saved.notification)
+        let objects = ObjectsByChange(
+            inserted: Set(saved.insertedObjectIDs.compactMap { graph.registered[$0] }),
+            updated: Set(saved.updatedObjectIDs.compactMap { graph.registered[$0] }),
+            deleted: Set(deleted.filter { saved.deletedObjectIDs.contains($0.objectID) }))
+        var notification = saved.notification
+        var info = notification.userInfo ?? [:]
+        objects.add(to: &info)
+        info.removeValue(forKey: ManagedObjectContext.NotificationKey.refreshedObjects.rawValue)
+        notification.userInfo = info
+        NotificationCenter.default.post(notification)
     }
 
     /// Gives new objects their permanent IDs now, before the save: Core Data's

@@ -8,6 +8,11 @@ struct UnprocessedChanges {
 
     var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 
+    /// The objects the next notice names, as a notification gives them.
+    var objectsByChange: ObjectsByChange {
+        ObjectsByChange(inserted: Set(inserted.values), updated: Set(updated.values), deleted: Set(deleted.values))
+    }
+
     /// Every object the next notice names.
     var objects: [ManagedObject] { Array(inserted.values) + updated.values + deleted.values }
 
