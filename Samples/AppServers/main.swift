@@ -102,22 +102,25 @@ let schema = "app_servers_\(UInt32.random(in: 0...UInt32.max))"
 guard let url = URL(string: base + (base.contains("?") ? "&" : "?") + "schema=" + schema) else { fail("not a URL: \(base)") }
 
 /// Relays a server's output as it comes, and counts the servers that said they are ready.
+///
+/// A thread per pipe reads until the output ends: a `readabilityHandler` that clears itself at
+/// the end races the teardown of its dispatch source in swift-corelibs-foundation and now and
+/// then crashed this program on Linux (swiftlang/swift-corelibs-foundation#5507 stress-tests
+/// that teardown).
 final class Relay: Sendable {
     let ready = DispatchSemaphore(value: 0)
     /// Left when a server's output ends.
     let finished = DispatchGroup()
     func attach(_ pipe: Pipe) {
         finished.enter()
-        pipe.fileHandleForReading.readabilityHandler = { [ready, finished] handle in
-            let data = handle.availableData
-            guard !data.isEmpty else {
-                handle.readabilityHandler = nil
-                finished.leave()
-                return
+        let handle = pipe.fileHandleForReading
+        Thread { [ready, finished] in
+            while case let data = handle.availableData, !data.isEmpty {
+                FileHandle.standardOutput.write(data)
+                if String(decoding: data, as: UTF8.self).contains("] ready\n") { ready.signal() }
             }
-            FileHandle.standardOutput.write(data)
-            if String(decoding: data, as: UTF8.self).contains("] ready\n") { ready.signal() }
-        }
+            finished.leave()
+        }.start()
     }
 }
 let relay = Relay()
