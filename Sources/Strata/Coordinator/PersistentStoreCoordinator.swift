@@ -125,6 +125,7 @@ public actor PersistentStoreCoordinator {
             store.didRemove()
             throw error
         }
+        postStoresDidChange(added: [store])
         return store
     }
 
@@ -274,6 +275,7 @@ public actor PersistentStoreCoordinator {
             state.generation = next
         }
         store.didRemove()
+        postStoresDidChange(removed: [store])
     }
 
     /// The object ID a URI from ``ManagedObjectID/uriRepresentation()`` names, or `nil` when
