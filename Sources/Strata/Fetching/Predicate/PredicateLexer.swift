@@ -49,7 +49,7 @@ struct PredicateLexer {
             while index < characters.count, characters[index].isLetter || characters[index] == "@" {
                 letters.append(characters[index])
                 index += 1
-                if letters.last == "@" || ["K", "d", "i", "f", "s", "u", "c", "x", "e", "g"].contains(letters.last.map(String.init) ?? "") { break }
+                if letters.last == "@" || ["K", "d", "i", "f", "F", "s", "u", "c", "x", "e", "E", "g", "G", "a", "A"].contains(letters.last.map(String.init) ?? "") { break }
             }
             guard !letters.isEmpty else { throw fail("expected an argument format after '%'", at: column) }
             return PredicateToken(kind: .argument(letters), column: column)

@@ -290,6 +290,11 @@ struct PredicateParser {
         case .keyword(let word) where ["FIRST", "LAST", "SIZE"].contains(word):
             _ = advance()
             return .key(base, word.lowercased())
+        case .argument("K"):
+            // `%K` inside a key path (`ANY %K.%K == %@`, `$x.%K`): the argument's keys, on `base`.
+            let token = advance()
+            let keys = try argument("K", column: token.column)
+            return rerooted(keys, onto: base)
         default:
             throw fail("a key")
         }
@@ -406,9 +411,29 @@ struct PredicateParser {
         return .function(selector, arguments)
     }
 
+    /// A key path `%K` gave (a chain of keys on the evaluated object), on `base` instead; a
+    /// placeholder left in place stays one key.
+    private func rerooted(_ path: ValueExpression, onto base: ValueExpression) -> ValueExpression {
+        switch path {
+        case .evaluatedObject: base
+        case .key(let inner, let key): .key(rerooted(inner, onto: base), key)
+        case .placeholder(let format): .key(base, "%" + format)
+        default: path
+        }
+    }
+
+    /// The specifiers of integer arguments, as `String(format:)` reads them (`%lli` is `%lld`).
+    static let integerFormats = [
+        "d", "i", "ld", "li", "lld", "lli", "qd", "qi", "hd", "hi", "hhd", "hhi", "zd", "u", "lu", "llu", "qu", "hu", "hhu",
+        "zu", "c",
+    ]
+    /// The specifiers of floating-point arguments: `%a` and `%la` are hexadecimal floats in a
+    /// string, but a number as an argument.
+    static let floatingFormats = ["f", "lf", "F", "e", "le", "E", "g", "lg", "G", "a", "la", "A"]
+
     private mutating func argument(_ format: String, column: Int) throws -> ValueExpression {
         if nextArgument >= arguments.count && keepsPlaceholders {
-            let known = ["K", "@", "d", "i", "ld", "lld", "u", "lu", "llu", "hd", "hi", "hu", "c", "f", "lf", "e", "g", "s"]
+            let known = Self.integerFormats + Self.floatingFormats + ["K", "@", "s"]
             guard known.contains(format) else {
                 throw FetchPredicateError(.syntax, "unknown argument format '%\(format)' at column \(column)", column: column)
             }
@@ -427,13 +452,13 @@ struct PredicateParser {
             return .keyPath(path)
         case "@":
             return .constant(try PredicateValue(argument: value))
-        case "d", "i", "ld", "lld", "u", "lu", "llu", "hd", "hi", "hu", "c":
+        case _ where Self.integerFormats.contains(format):
             let constant = try PredicateValue(argument: value)
             guard case .integer = constant else {
                 throw FetchPredicateError(.badArgument, "'%\(format)' at column \(column) needs an integer, not \(type(of: value))", column: column)
             }
             return .constant(constant)
-        case "f", "lf", "e", "g":
+        case _ where Self.floatingFormats.contains(format):
             switch try PredicateValue(argument: value) {
             case .double(let number): return .constant(.double(number))
             case .integer(let number): return .constant(.double(Double(number)))
