@@ -413,19 +413,43 @@ extension ObjectGraph {
         moveToLatest()
         guard !object.isInserted else { return }
         if mergeChanges, !object.isFault, object.isUpdated || object.isDeleted, let latest = storedRow(for: object.objectID) {
-            rebasedSinceSave = true
-            let mine = object.storage
-            object.storage = merge(mine, onto: latest, since: object.snapshot ?? latest, contextWins: true)
-            object.snapshot = latest
-            reconcileInverses(of: object, from: latest)
-            reconcileInverses(of: object, from: mine)
-            if object.isDeleted { applyDeleteRules(of: object) }
+            keepChanges(of: object, onto: latest)
             return
         }
         guard !object.isFault else {
             object.forgetCachedRow()  // it reads the latest values when it fires
             return
         }
+        turnIntoFault(object)
+    }
+
+    /// A registered object refetched by a request that refreshes refetched objects: its
+    /// unsaved changes go on top of the store's row, or, unchanged, it becomes a fault that
+    /// holds the fetched row.
+    func refresh(_ object: ManagedObject, toFetched stored: StoredRow, at time: UInt64) {
+        if object.isUpdated || object.isDeleted {
+            // The fetch matched a changed object on its pending values: the store's are read.
+            if let latest = storedRow(for: object.objectID) { keepChanges(of: object, onto: latest) }
+            return
+        }
+        turnIntoFault(object)
+        object.cache(stored, at: time)
+    }
+
+    /// A changed object's unsaved changes replayed onto `latest`, its new snapshot (the next
+    /// save will not conflict on them).
+    private func keepChanges(of object: ManagedObject, onto latest: Row) {
+        rebasedSinceSave = true
+        let mine = object.storage
+        object.storage = merge(mine, onto: latest, since: object.snapshot ?? latest, contextWins: true)
+        object.snapshot = latest
+        reconcileInverses(of: object, from: latest)
+        reconcileInverses(of: object, from: mine)
+        if object.isDeleted { applyDeleteRules(of: object) }
+    }
+
+    /// Lets go of an unchanged object's values: it reads them again when it fires.
+    private func turnIntoFault(_ object: ManagedObject) {
         object.willTurnIntoFault()
         updated[ObjectIdentifier(object)] = nil
         object.isUpdated = false

@@ -50,6 +50,13 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// had registered already are returned as they are (a fault among them takes this fetch's
     /// row, and fires now when this is `false`).
     public var returnsObjectsAsFaults = true
+    /// Whether objects the context had registered already take this fetch's values (Core Data's
+    /// `shouldRefreshRefetchedObjects`; `false` by default, and then they keep the values they
+    /// have). An unchanged object becomes a fault holding the fetched row; a changed one keeps
+    /// its unsaved changes on top of the fetched values, as ``ManagedObjectContext/refresh(_:mergeChanges:)``
+    /// with `mergeChanges` does. New objects are left alone, and so are the objects of a fetch
+    /// with a ``fetchBatchSize`` (its batches are read later, not by this fetch).
+    public var shouldRefreshRefetchedObjects = false
     /// Whether the fetch keeps the objects' values (Core Data's default, `true`). `false`
     /// returns faults that hold nothing: each reads the store when it fires. For a context
     /// that needs the objects, not their values (to delete them, say). Objects are then faults

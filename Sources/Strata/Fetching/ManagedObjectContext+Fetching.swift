@@ -70,10 +70,17 @@ extension ObjectGraph {
         registered.reserveCapacity(registered.count + matches.count)
         let asFaults = request.returnsObjectsAsFaults || !values
         let now = DispatchTime.now().uptimeNanoseconds
+        var refetched: [ManagedObject] = []
+        // Refreshed objects may move in a controller's result.
+        defer { tellObservers(objects: refetched) }
         let objects = matches.map { ref in
             let object: ManagedObject
             if let known = registered[ref.id] {
                 object = known
+                if request.shouldRefreshRefetchedObjects, values, !object.isFault, !object.isInserted {
+                    refetched.append(object)
+                    refresh(object, toFetched: ref.stored, at: now)
+                }
                 guard object.isFault else { return object }
                 if values { object.cache(ref.stored, at: now) }
             } else if asFaults {
