@@ -19,6 +19,8 @@ import Testing
         var updated: [String] = []
         var deleted: [String] = []
         var insertedIDs: Set<ManagedObjectID> = []
+        /// The object-set keys present: Core Data leaves out a set no object is in.
+        var objectKeys: Set<String> = []
     }
 
     static func labels(_ info: [AnyHashable: Any]?, _ key: Key) -> [String] {
@@ -39,7 +41,10 @@ import Testing
                 let record = Seen(
                     name: note.name, inserted: Self.labels(info, .insertedObjects), updated: Self.labels(info, .updatedObjects),
                     deleted: Self.labels(info, .deletedObjects),
-                    insertedIDs: info?[Key.insertedObjectIDs.rawValue] as? Set<ManagedObjectID> ?? [])
+                    insertedIDs: info?[Key.insertedObjectIDs.rawValue] as? Set<ManagedObjectID> ?? [],
+                    objectKeys: Set(
+                        [Key.insertedObjects, .updatedObjects, .deletedObjects, .refreshedObjects].map(\.rawValue)
+                            .filter { info?[$0] != nil }))
                 seen.withLock { $0.append(record) }
             }
         }
@@ -66,6 +71,8 @@ import Testing
         #expect(records[1].inserted == ["gone", "kept"], "the objects inserted since the last notice")
         #expect(records[2].inserted == ["gone", "kept"])
         #expect(records[2].insertedIDs.contains(ids[0]), "permanent IDs beside the objects")
+        #expect(records[2].objectKeys == [Key.insertedObjects.rawValue], "no key for a change that touched no object")
+        #expect(records[5].objectKeys == [Key.updatedObjects.rawValue, Key.deletedObjects.rawValue])
         #expect(records[4].updated == ["changed"] && records[4].deleted == ["gone"])
         #expect(records[5].updated == ["changed"] && records[5].deleted == ["gone"], "a deleted object is named all the same")
     }

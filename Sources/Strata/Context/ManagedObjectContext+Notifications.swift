@@ -95,11 +95,13 @@ struct ObjectsByChange {
         return Notification(name: ObjectsDidChange.notificationName, object: context, userInfo: info)
     }
 
+    /// Puts the sets that hold objects in `info`: as in Core Data's notifications, a key for
+    /// a change that touched no object is absent, not an empty set.
     func add(to info: inout [AnyHashable: Any]) {
         typealias Key = ManagedObjectContext.NotificationKey
-        info[Key.insertedObjects.rawValue] = inserted
-        info[Key.updatedObjects.rawValue] = updated
-        info[Key.deletedObjects.rawValue] = deleted
-        info[Key.refreshedObjects.rawValue] = refreshed
+        for (key, objects) in [(Key.insertedObjects, inserted), (.updatedObjects, updated), (.deletedObjects, deleted), (.refreshedObjects, refreshed)]
+        where !objects.isEmpty {
+            info[key.rawValue] = objects
+        }
     }
 }

@@ -79,7 +79,6 @@ extension ManagedObjectContext {
         var notification = saved.notification
         var info = notification.userInfo ?? [:]
         objects.add(to: &info)
-        info.removeValue(forKey: ManagedObjectContext.NotificationKey.refreshedObjects.rawValue)
         notification.userInfo = info
         NotificationCenter.default.post(notification)
     }
