@@ -11,6 +11,18 @@ extension ManagedObjectContext {
         try graph.insertNewObject(entityName: entityName)
     }
 
+    /// Inserts an object made without a context (``ManagedObject/init(entity:insertInto:)`` with
+    /// `nil`): Core Data's `insert(_:)`. The object gets a temporary ID, is saved by the next
+    /// save, and leaves the context again if the insert is rolled back. Its values stay as
+    /// they are, and its ``ManagedObject/awakeFromInsert()`` does not run again.
+    ///
+    /// An object already in this context is left as it is. Inserting an object of another
+    /// context, one a context saved then let go, or one whose entity the context's model does not
+    /// have stops the program: those are programmer errors, which Core Data raises.
+    public func insert(_ object: ManagedObject) {
+        graph.insert(object)
+    }
+
     /// Marks an object deleted. Its delete rules run when the context processes pending
     /// changes (at the latest when it saves); the store forgets it when the context saves.
     public func delete(_ object: ManagedObject) {

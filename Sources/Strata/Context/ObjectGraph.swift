@@ -250,14 +250,34 @@ final class ObjectGraph {
         return object
     }
 
-    /// Registers a newly made object as inserted.
-    func didInsert(_ object: ManagedObject) {
+    /// Registers a newly made object as inserted, and awakes it (unless it awoke when it was
+    /// made without a context).
+    func didInsert(_ object: ManagedObject, awakes: Bool = true) {
         willInsert(object)
         registered[object.objectID] = object
         object.isInserted = true
         inserted[ObjectIdentifier(object)] = object
         unprocessed.insert(object)
-        object.awakeFromInsert()
+        if awakes { object.awakeFromInsert() }
+    }
+
+    /// Inserts an object made without a context (Core Data's `insert(_:)`): it joins this
+    /// context with a temporary ID of the context's model and its values as they are. An
+    /// object already in this context is left as it is.
+    func insert(_ object: ManagedObject) {
+        if object.graph === self { return }
+        precondition(object.graph == nil, "\(object) belongs to another context: insert an object made without one")
+        precondition(object.objectID.isTemporaryID, "\(object) was saved by a context that let it go: fetch it again")
+        let entityName = object.entity.name
+        guard let layout = model.layout(for: entityName),
+            layout === object.layout
+                || (layout.attributes == object.layout.attributes && layout.relationships == object.layout.relationships)
+        else {
+            preconditionFailure("the context's model has no entity '\(entityName)' like the object's: make it with this model's entity")
+        }
+        object.objectID = .temporary(in: layout.temporaryIDSpace)
+        object.graph = self
+        didInsert(object, awakes: false)
     }
 
     /// Records that an object's values changed.

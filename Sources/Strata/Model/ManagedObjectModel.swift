@@ -186,6 +186,7 @@ extension ManagedObjectModel {
             layoutsByClass = Dictionary(
                 grouping: resolved.filter { !$0.isAbstract }.compactMap { layouts[$0.name] },
                 by: { ObjectIdentifier($0.entity.managedObjectClass) })
+            link.attach(self)
         }
 
         /// Entities as given, unresolved: an empty model, or one whose entities do not work
@@ -220,6 +221,9 @@ extension ManagedObjectModel {
             self.versionHistory = versionHistory
             self.earlierVersions = earlierVersions
             self.fileNotes = fileNotes
+            // A copy usually replaces the model it copies (a model file's reader adds its notes):
+            // the entities' link answers with the copy's layouts, which are the same ones.
+            layouts.values.first?.entity.modelLink.link?.attach(self)
         }
 
         func copy(versionHistory: [String]? = nil, earlierVersions: [ModelBundle.Version]? = nil, fileNotes: [String]? = nil) -> Storage {

@@ -8,6 +8,12 @@
 /// its model is gone keeps only what it needs to answer.
 final class ModelLink: Sendable {
     private let entities: [String: EntityDescription]
+    /// The model made of the entities, once made: held weakly, as it holds the linked entities.
+    private let model = ThreadLocked(WeakModel())
+
+    private struct WeakModel {
+        weak var storage: ManagedObjectModel.Storage?
+    }
 
     /// Links the resolved entities of a model, given without links.
     init(entities: [String: EntityDescription]) {
@@ -17,6 +23,19 @@ final class ModelLink: Sendable {
     /// The model's entity named `name`, linked.
     func entity(named name: String) -> EntityDescription? {
         entities[name]?.linked(to: self)
+    }
+
+    /// Records the model made of the entities, whose layouts ``layout(named:)`` gives.
+    func attach(_ storage: ManagedObjectModel.Storage) {
+        model.withLock { $0.storage = storage }
+    }
+
+    /// The layout of the entity named `name`: the model's own while the model is alive (the
+    /// one its contexts use), else one made again from the linked entities.
+    func layout(named name: String) -> EntityLayout? {
+        if let layout = model.withLock({ $0.storage?.layouts[name] }) { return layout }
+        guard let entity = entity(named: name) else { return nil }
+        return EntityLayout(entity: entity, entities: entities.mapValues { $0.linked(to: self) })
     }
 }
 

@@ -18,17 +18,32 @@ extension ManagedObject {
         }
     }
 
-    /// Inserts a new object of `entity` into `context`, as Core Data's
-    /// `init(entity:insertInto:)`.
+    /// Makes a new object of `entity` and inserts it into `context`, as Core Data's
+    /// `init(entity:insertInto:)`; with a `nil` context, an object of no context yet, which
+    /// ``ManagedObjectContext/insert(_:)`` inserts later (a draft the user may throw away).
     ///
-    /// Strata's objects live in a context from the start: the context is not optional here.
+    /// ``awakeFromInsert()`` runs here, once, with or without a context. An object without a
+    /// context holds attribute values (defaults first) and can be read, validated and changed;
+    /// it relates to no object until inserted (setting a relationship stops the program, as
+    /// relating objects of two contexts does), and its ``managedObjectContext`` is `nil`.
     ///
     /// - Throws: ``PersistenceError`` `.unknownEntity` for an entity the context's model does not
-    ///   have, or an abstract one; ``ValidationError`` `.wrongType` when the entity's class is
-    ///   not this class (a plain ``ManagedObject`` serves any entity).
-    public convenience init(entity: EntityDescription, insertInto context: isolated ManagedObjectContext) throws {
-        guard let layout = context.graph.model.layout(for: entity.name) else {
-            throw PersistenceError(.unknownEntity, "the context's model has no entity named '\(entity.name)'")
+    ///   have (or, without a context, an entity not taken from a model: ask the model for it), or
+    ///   an abstract one; ``ValidationError`` `.wrongType` when the entity's class is not this
+    ///   class (a plain ``ManagedObject`` serves any entity).
+    public convenience init(entity: EntityDescription, insertInto context: isolated ManagedObjectContext?) throws {
+        let layout: EntityLayout
+        if let context {
+            guard let found = context.assumeIsolated({ $0.graph.model.layout(for: entity.name) }) else {
+                throw PersistenceError(.unknownEntity, "the context's model has no entity named '\(entity.name)'")
+            }
+            layout = found
+        } else {
+            guard let found = entity.modelLink.link?.layout(named: entity.name) else {
+                throw PersistenceError(
+                    .unknownEntity, "the entity '\(entity.name)' belongs to no model yet: take it from the model (entitiesByName)")
+            }
+            layout = found
         }
         guard !layout.entity.isAbstract else {
             throw PersistenceError(.unknownEntity, "the entity '\(entity.name)' is abstract: insert one of its subentities")
@@ -37,8 +52,20 @@ extension ManagedObject {
             throw ValidationError(
                 .wrongType, entity: entity.name, key: "", "the entity's objects are \(layout.entity.managedObjectClass), not \(Self.self)")
         }
-        self.init(ManagedObjectCreation(layout: layout, objectID: .temporary(in: layout.temporaryIDSpace), graph: context.graph, stored: nil))
-        context.graph.didInsert(self)
+        self.init(ManagedObjectCreation(layout: layout, objectID: .temporary(in: layout.temporaryIDSpace), graph: nil, stored: nil))
+        if let context {
+            // The initialiser runs isolated to `context` (its isolated parameter), so the object
+            // never leaves the context's isolation; `assumeIsolated` only regains what unwrapping
+            // the optional loses, and the region checker cannot see that the closure runs here
+            // and now, on the same isolation, before the initialiser returns.
+            nonisolated(unsafe) let object = self
+            context.assumeIsolated { context in
+                context.graph.insert(object)
+                object.awakeFromInsert()
+            }
+        } else {
+            awakeFromInsert()
+        }
     }
 }
 

@@ -291,7 +291,8 @@ extension ManagedObject: CustomStringConvertible {
 public struct ManagedObjectCreation {
     let layout: EntityLayout
     let objectID: ManagedObjectID
-    unowned let graph: ObjectGraph
+    /// The context's graph; `nil` for an object made without a context.
+    unowned(safe) let graph: ObjectGraph?
     /// The stored values, when they are at hand; `nil` makes a fault (or a new object).
     let stored: StoredRow?
 }
