@@ -16,6 +16,19 @@ public struct FetchSortDescriptor: Sendable, Hashable {
         self.options = options
     }
 
+    /// Sorts by the property a Swift key path reaches, as Core Data's
+    /// `NSSortDescriptor(keyPath: \Book.title, ascending: true)`: `\Book.title` sorts by
+    /// `"title"`, `\Book.author?.name` by `"author.name"`.
+    ///
+    /// The key path must reach ``Attribute`` and ``Relationship`` properties (to-one on the
+    /// way); one that reaches a property of another kind, or reads one through code (a
+    /// computed property), is a programmer error and stops the program, as Core Data raises for
+    /// a key path that is not `@objc`. Each key path is read once, on an object of no context
+    /// (see ``ManagedObject/init(entity:insertInto:)``), and its key kept.
+    public init<Root: ManagedObject, Value>(keyPath: KeyPath<Root, Value>, ascending: Bool = true, options: FetchPredicate.Options = []) {
+        self.init(key: KeyPathNames.key(of: keyPath), ascending: ascending, options: options)
+    }
+
     /// Sorts by `key`, smallest first.
     public static func ascending(_ key: String, options: FetchPredicate.Options = []) -> Self {
         Self(key: key, ascending: true, options: options)

@@ -56,7 +56,9 @@ public struct Attribute<Value: AttributeValueConvertible>: KeyNamingWrapper {
     ) -> Value {
         get {
             let key = WrapperKeys.key(of: object, storageKeyPath)
-            let index = object.attributeIndex(forKey: key, declaredIn: Object.self)
+            guard case .attribute(let index)? = object.layout.slots[key] else {
+                return probed(object, key: key, wrappedKeyPath)
+            }
             let stored = object.attributeValue(at: index)
             if case .externalDataReference(let reference)? = stored, let absent = Value.fromAttributeValue(nil) {
                 attributeLogger.error("\(object.entity.name).\(key): \(reference.error)")
@@ -90,6 +92,18 @@ public struct Attribute<Value: AttributeValueConvertible>: KeyNamingWrapper {
             object.setAttributeValue(value.map { $0.converted(to: type) ?? $0 }, at: index)
             object.didChangeValue(forKey: key)
         }
+    }
+
+    /// The getter of an attribute the object's entity does not have: on a probe reading a key
+    /// path (``KeyPathNames``), a stand-in; otherwise a programmer error.
+    private static func probed<Object: ManagedObject>(_ object: Object, key: String, _ keyPath: AnyKeyPath) -> Value {
+        guard KeyPathNames.isProbe(object) else {
+            _ = object.attributeIndex(forKey: key, declaredIn: Object.self)  // stops the program with the reason
+            preconditionFailure()
+        }
+        KeyPathNames.record(key, reachedBy: keyPath)
+        guard let value = KeyPathNames.standIn(Value.self) else { KeyPathNames.unmodelled(keyPath) }
+        return value
     }
 
     /// A transformable attribute's value, through its transformer. One that cannot be made a

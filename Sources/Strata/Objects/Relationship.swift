@@ -44,7 +44,9 @@ public struct Relationship<Value: RelationshipValue>: KeyNamingWrapper {
     ) -> Value {
         get {
             let key = WrapperKeys.key(of: object, storageKeyPath)
-            let index = object.relationshipIndex(forKey: key, declaredIn: Object.self)
+            guard case .relationship(let index)? = object.layout.slots[key] else {
+                return probed(object, key: key, wrappedKeyPath)
+            }
             let objects = object.relatedObjects(at: index)
             guard let value = Value(relatedObjects: objects) else {
                 preconditionFailure(
@@ -64,6 +66,22 @@ public struct Relationship<Value: RelationshipValue>: KeyNamingWrapper {
                 preconditionFailure("\(Object.self).\(key): \(error)")
             }
         }
+    }
+}
+
+extension Relationship {
+    /// The getter of a relationship the object's entity does not have: on a probe reading a key
+    /// path (``KeyPathNames``), a probe of the destination for a to-one relationship (the key
+    /// path goes on), no objects for a to-many one; otherwise a programmer error.
+    fileprivate static func probed<Object: ManagedObject>(_ object: Object, key: String, _ keyPath: AnyKeyPath) -> Value {
+        guard KeyPathNames.isProbe(object) else {
+            _ = object.relationshipIndex(forKey: key, declaredIn: Object.self)  // stops the program with the reason
+            preconditionFailure()
+        }
+        KeyPathNames.record(key, reachedBy: keyPath)
+        let destination = (Value.self as? any ProbedRelationshipValue.Type).map { [KeyPathNames.probe(of: $0.probeDestination)] }
+        guard let value = Value(relatedObjects: destination ?? []) else { KeyPathNames.unmodelled(keyPath) }
+        return value
     }
 }
 
