@@ -31,6 +31,38 @@ import Testing
         #expect(container.newBackgroundContext().concurrencyType == .privateQueue)
     }
 
+    /// Core Data code subclasses its container to keep the stores elsewhere (an app group)
+    /// and to configure the contexts it makes: `defaultDirectoryURL()` and
+    /// `newBackgroundContext()` overridden.
+    final class AppGroupContainer: PersistentContainer, @unchecked Sendable {
+        // Safe to share: it adds no stored properties; the counter is a Mutex.
+        static let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-app-group-\(getpid())")
+        static let contextsMade = Mutex(0)
+
+        override class func defaultDirectoryURL() -> URL { folder }
+
+        override func newBackgroundContext() -> ManagedObjectContext {
+            Self.contextsMade.withLock { $0 += 1 }
+            return super.newBackgroundContext()
+        }
+    }
+
+    @Test func aSubclassKeepsItsStoresWhereItSays() async throws {
+        defer { try? FileManager.default.removeItem(at: AppGroupContainer.folder) }
+        let container = AppGroupContainer(name: "Shared", managedObjectModel: try libraryModel())
+        let url = try #require(container.persistentStoreDescriptions.first?.url)
+        #expect(url == AppGroupContainer.folder.appendingPathComponent("Shared.sqlite"))
+        try await container.loadPersistentStores()
+        #expect(FileManager.default.fileExists(atPath: url.path))
+        let before = AppGroupContainer.contextsMade.withLock { $0 }
+        try await container.performBackgroundTask { context in
+            let tag = try Tag(context: context)
+            tag.label = "shared"
+            try context.save()
+        }
+        #expect(AppGroupContainer.contextsMade.withLock { $0 } == before + 1, "performBackgroundTask asks the subclass")
+    }
+
     @Test func theCompletionHandlerFormReportsEachStore() async throws {
         let container = PersistentContainer(name: "Library", managedObjectModel: try libraryModel())
         container.persistentStoreDescriptions = [PersistentStoreDescription(type: .inMemory)]

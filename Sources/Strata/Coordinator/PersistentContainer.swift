@@ -12,7 +12,16 @@ import Foundation
 ///     try context.save()
 /// }
 /// ```
-public final class PersistentContainer: Sendable {
+///
+/// Open for subclassing, as Core Data's: a subclass overrides ``defaultDirectoryURL()`` to keep
+/// its stores elsewhere (Core Data code does it for an app group), or adds methods. The
+/// container is `Sendable` — shared between tasks — so Swift asks a subclass to restate it
+/// (`class AppContainer: PersistentContainer, @unchecked Sendable`): a subclass that adds
+/// mutable stored properties must guard them with a lock of its own.
+// Safe to share: every stored property is a `let` of a `Sendable` type, and the descriptions
+// are read and written only under their lock. Subclasses restate the conformance themselves
+// (Swift warns until they do), and answer for what they add.
+open class PersistentContainer: @unchecked Sendable {
     public let name: String
     public let managedObjectModel: ManagedObjectModel
     public let persistentStoreCoordinator: PersistentStoreCoordinator
@@ -160,8 +169,9 @@ public final class PersistentContainer: Sendable {
         for (description, error) in results.withLock({ $0 }) { completionHandler(description, error) }
     }
 
-    /// A new private-queue context on the container's coordinator.
-    public func newBackgroundContext() -> ManagedObjectContext {
+    /// A new private-queue context on the container's coordinator. A subclass may override it
+    /// to configure its contexts (a merge policy, a name), calling `super`.
+    open func newBackgroundContext() -> ManagedObjectContext {
         ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: persistentStoreCoordinator)
     }
 
@@ -173,8 +183,9 @@ public final class PersistentContainer: Sendable {
     }
 
     /// Where containers keep their stores: `$XDG_DATA_HOME` or `~/.local/share` on Linux, the
-    /// Application Support directory on Apple platforms.
-    public static func defaultDirectoryURL() -> URL {
+    /// Application Support directory on Apple platforms. A subclass overrides it to keep its
+    /// stores elsewhere, as with Core Data (the container's default description asks it).
+    open class func defaultDirectoryURL() -> URL {
         #if canImport(Darwin)
         return FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
         #else
