@@ -89,7 +89,7 @@ extension ObjectGraph {
                 if seen.contains(where: { Self.sameRow($0, row) }) { continue }
                 seen.append(row)
             }
-            results.append(row.compactMapValues(\.sendable))
+            results.append(row.compactMapValues(\.resultValue))
         }
         return results
     }

@@ -70,7 +70,23 @@ public enum AttributeValue: Sendable, Hashable {
         }
     }
 
-    /// The value as a Swift value, as `value(forKey:)` returns it.
+    /// The value as Core Data's key-value coding gives it (``ManagedObject/value(forKey:)``,
+    /// ``ManagedObject/changedValues()``, dictionary results): numbers as `NSNumber`, so that
+    /// `as? Int`, `as? Int16`, `as? Double` or `as? NSNumber` read a number of any stored width,
+    /// as they read Core Data's (a Swift `Int16` would not cast to `Int`); other values as
+    /// ``anyValue``.
+    public var keyValue: any Sendable {
+        switch self {
+        case .integer16(let v): NSNumber(value: v)
+        case .integer32(let v): NSNumber(value: v)
+        case .integer64(let v): NSNumber(value: v)
+        case .double(let v): NSNumber(value: v)
+        case .float(let v): NSNumber(value: v)
+        default: anyValue
+        }
+    }
+
+    /// The value in its own Swift type: `Int16` for an Integer 16 value, `Double`, `String` ….
     public var anyValue: any Sendable {
         switch self {
         case .integer16(let v): v

@@ -2,7 +2,8 @@ import OrderedCollections
 
 extension ManagedObject {
     /// The value of a property by name, as Core Data's key-value coding gives it: an attribute's
-    /// Swift value (`String`, `Int32`, `Date`, …), a to-one relationship's object, a to-many
+    /// value (`String`, `Date`, …; a number as an `NSNumber`, as Core Data's, so that `as? Int`
+    /// reads an Integer 16 attribute — see ``AttributeValue/keyValue``), a to-one relationship's object, a to-many
     /// relationship's `Set<ManagedObject>` or, when ordered, `[ManagedObject]`; `nil` for no
     /// value.
     ///
@@ -28,7 +29,7 @@ extension ManagedObject {
             if case .transformable(let data)? = value, layout.attributes[index].type == .transformable {
                 return try layout.attributes[index].transformableCoding.value(fromStored: data)
             }
-            return value?.anyValue
+            return value?.keyValue
         case .relationship(let index):
             let objects = relatedObjects(at: index)
             let relationship = layout.relationships[index]
@@ -259,7 +260,7 @@ extension ManagedObject {
     private func values(of row: Row, keys: [String]?) -> [String: (any Sendable)?] {
         var values: [String: (any Sendable)?] = [:]
         for (index, attribute) in layout.attributes.enumerated() where keys?.contains(attribute.name) ?? true {
-            values[attribute.name] = .some(row.attributes[index]?.anyValue)
+            values[attribute.name] = .some(row.attributes[index]?.keyValue)
         }
         for (index, relationship) in layout.relationships.enumerated() where keys?.contains(relationship.name) ?? true {
             switch row.relationships[index].read {

@@ -124,7 +124,19 @@ enum EvaluationValue {
         }
     }
 
-    /// A `Sendable` form, for dictionary results.
+    /// The form dictionary results and evaluated expressions give, as Core Data's: numbers as
+    /// `NSNumber` (see ``AttributeValue/keyValue``), the rest as ``sendable``.
+    var resultValue: (any Sendable)? {
+        switch self {
+        case .integer(let v): NSNumber(value: v)
+        case .double(let v): NSNumber(value: v)
+        case .collection(let values): values.map(\.resultValue)
+        case .dictionary(let values): values.compactMapValues(\.resultValue)
+        default: sendable
+        }
+    }
+
+    /// A `Sendable` form, in Swift's own types.
     var sendable: (any Sendable)? {
         switch self {
         case .null: nil

@@ -22,6 +22,9 @@ public enum PredicateValue: Sendable, Hashable {
     public init(argument value: Any?) throws {
         switch value {
         case nil, is NSNull: self = .null
+        // An `NSNumber` itself (Core Data code passes them to `%@`), by what it holds: before
+        // the Swift types below, to which it would cast by value (a 1 to `true`).
+        case let number as NSNumber where Swift.type(of: value!) is NSNumber.Type: self = Self(number)
         case let value as PredicateValue: self = value
         case let value as AttributeValue: self = Self(value)
         case let value as Bool: self = .bool(value)
@@ -51,6 +54,18 @@ public enum PredicateValue: Sendable, Hashable {
         case let value as any Collection: self = .collection(try value.map { try PredicateValue(argument: $0) })
         default:
             throw FetchPredicateError(.badArgument, "a predicate cannot hold the argument \(String(describing: value!)) (\(type(of: value!)))")
+        }
+    }
+
+    /// A number's value by the kind it holds: a Boolean, a floating-point or an integer value.
+    init(_ number: NSNumber) {
+        // A Boolean is a subclass of its own (`__NSCFBoolean`) whose type is a char.
+        let isBoolean = Swift.type(of: number) != NSNumber.self
+        switch String(cString: number.objCType) {
+        case "c" where isBoolean, "B" where isBoolean: self = .bool(number.boolValue)
+        case "f", "d": self = .double(number.doubleValue)
+        case "Q" where number.uint64Value > UInt64(Int64.max): self = .double(number.doubleValue)
+        default: self = .integer(number.int64Value)
         }
     }
 

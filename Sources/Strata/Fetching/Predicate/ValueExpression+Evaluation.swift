@@ -12,22 +12,30 @@ extension ValueExpression {
         return try value.attributeValue()
     }
 
-    /// The expression's value for a managed object (inside its context).
+    /// The expression's value for a managed object (inside its context, with its unsaved
+    /// changes; an object of no context by its own values), as Core Data's
+    /// `expressionValue(with:context:)`: numbers as `NSNumber`.
     public func evaluate(with object: ManagedObject) throws -> (any Sendable)? {
-        guard let graph = object.graph else { return nil }
         object.willAccessValues()
-        let evaluator = PredicateEvaluator(source: ContextObjectSource(graph: graph, includesPendingChanges: true))
-        return try evaluator.value(self, on: .object(ObjectRef(id: object.objectID, row: object.storage, layout: object.layout))).sendable
+        let evaluator = PredicateEvaluator(source: object.evaluationSource)
+        return try evaluator.value(self, on: .object(ObjectRef(id: object.objectID, row: object.storage, layout: object.layout))).resultValue
     }
 }
 
 extension FetchPredicate {
-    /// Whether a managed object matches the predicate (inside its context, with its unsaved changes).
+    /// Whether a managed object matches the predicate: inside its context, with its unsaved
+    /// changes; an object of no context, by its own values (its relationships lead nowhere).
     public func evaluate(with object: ManagedObject) throws -> Bool {
-        guard let graph = object.graph else { return false }
         object.willAccessValues()
-        let evaluator = PredicateEvaluator(source: ContextObjectSource(graph: graph, includesPendingChanges: true))
+        let evaluator = PredicateEvaluator(source: object.evaluationSource)
         return try evaluator.evaluate(self, on: .object(ObjectRef(id: object.objectID, row: object.storage, layout: object.layout)))
+    }
+}
+
+extension ManagedObject {
+    /// Where an evaluation on the object finds related objects: its context, or none.
+    fileprivate var evaluationSource: any ObjectSource {
+        graph.map { ContextObjectSource(graph: $0, includesPendingChanges: true) } ?? NoObjects()
     }
 }
 
