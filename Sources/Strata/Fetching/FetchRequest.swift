@@ -79,6 +79,17 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     public var havingPredicate: FetchPredicate?
     /// For dictionary results: whether equal dictionaries are returned once.
     public var returnsDistinctResults = false
+    /// The entity to fetch, as Core Data's `request.entity = …`: setting it sets
+    /// ``entityName``. It gives back the entity set, while ``entityName`` still names it; `nil`
+    /// for a request made with a name (Core Data resolves that one when it runs).
+    public var entity: EntityDescription? {
+        get { requestedEntity.flatMap { $0.name == entityName ? $0 : nil } }
+        set {
+            requestedEntity = newValue
+            entityName = newValue?.name
+        }
+    }
+    private var requestedEntity: EntityDescription?
     /// Whether the fetch may use indexes and compiled row tests (tests turn it off to compare
     /// them with the general evaluator).
     var usesFastPaths = true

@@ -79,6 +79,12 @@ extension ObjectGraph {
                 rows.append(row)
             }
         }
+        for property in properties {
+            guard let type = property.expressionResultType else { continue }
+            for index in rows.indices {
+                if let value = rows[index][property.name] { rows[index][property.name] = value.converted(to: type) }
+            }
+        }
         if let having = request.havingPredicate {
             rows = try rows.filter { try evaluator.evaluate(having, on: .dictionary($0)) }
         }

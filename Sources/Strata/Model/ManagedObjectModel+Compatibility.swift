@@ -36,6 +36,12 @@ extension ManagedObjectModel {
         incompatibleEntities(inConfiguration: configuration, storeMetadata: metadata).isEmpty
     }
 
+    /// Core Data's spelling of ``isConfiguration(_:compatibleWithStoreMetadata:)``:
+    /// `model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)`.
+    public func isConfiguration(withName configuration: String?, compatibleWithStoreMetadata metadata: [String: MetadataValue]) -> Bool {
+        isConfiguration(configuration, compatibleWithStoreMetadata: metadata)
+    }
+
     /// Whether a store's metadata holds the hashes Strata wrote before it used Core Data's:
     /// such a store is compared by those, and its metadata is brought up to date at its next save.
     public static func storeMetadataHasLegacyHashes(_ metadata: [String: MetadataValue]) -> Bool {

@@ -124,6 +124,27 @@ enum EvaluationValue {
         }
     }
 
+    /// A number as an ``ExpressionDescription/expressionResultType`` asks for it: integer types
+    /// truncate a fraction toward zero (as SQL's `CAST`), floating-point and decimal types take
+    /// an integer; other values, and numbers out of an integer type's range, stay as they are.
+    func converted(to type: AttributeType) -> EvaluationValue {
+        switch (self, type) {
+        case (.double(let value), .integer16), (.double(let value), .integer32), (.double(let value), .integer64):
+            guard value.isFinite, let integer = Int64(exactly: value.rounded(.towardZero)) else { return self }
+            return .integer(integer)
+        case (.decimal(let value), .integer16), (.decimal(let value), .integer32), (.decimal(let value), .integer64):
+            var truncated = Decimal()
+            var source = value
+            NSDecimalRound(&truncated, &source, 0, value < 0 ? .up : .down)
+            return Int64(exactly: NSDecimalNumber(decimal: truncated).int64Value).map(EvaluationValue.integer) ?? self
+        case (.integer(let value), .double), (.integer(let value), .float): return .double(Double(value))
+        case (.decimal(let value), .double), (.decimal(let value), .float): return .double(NSDecimalNumber(decimal: value).doubleValue)
+        case (.integer(let value), .decimal): return .decimal(Decimal(value))
+        case (.double(let value), .decimal): return value.isFinite ? .decimal(Decimal(value)) : self
+        default: return self
+        }
+    }
+
     /// The form dictionary results and evaluated expressions give, as Core Data's: numbers as
     /// `NSNumber` (see ``AttributeValue/keyValue``), the rest as ``sendable``.
     var resultValue: (any Sendable)? {
