@@ -24,6 +24,19 @@ public struct BatchDeleteRequest: Sendable {
         self.predicate = predicate
     }
 
+    /// Deletes the objects a fetch request describes (its entity, predicate and
+    /// ``FetchRequest/includesSubentities``), as Core Data's `NSBatchDeleteRequest(fetchRequest:)`.
+    /// The request names its entity (`FetchRequest<FetchRequestResult>(entityName: "Book")`),
+    /// or its result is the class of one: a request that does neither is a programmer error, as
+    /// Core Data raises for it.
+    public init<Result>(fetchRequest: FetchRequest<Result>) {
+        guard let name = fetchRequest.entityName ?? (Result.self as? ManagedObject.Type).map({ $0.entity().name }) else {
+            preconditionFailure("a batch delete's fetch request names its entity: FetchRequest<\(Result.self)>(entityName: …)")
+        }
+        self.init(entityName: name, predicate: fetchRequest.predicate)
+        includesSubentities = fetchRequest.includesSubentities
+    }
+
     /// Deletes the objects with these IDs.
     public init(objectIDs: [ManagedObjectID]) {
         entityName = objectIDs.first?.entityName ?? ""

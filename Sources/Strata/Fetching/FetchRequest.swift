@@ -12,7 +12,13 @@
 /// (``ManagedObjectContext/fetchObjectIDs(_:)``), dictionaries
 /// (``ManagedObjectContext/fetchDictionaries(_:)``) or a count
 /// (``ManagedObjectContext/count(for:)``): Core Data's result types, as typed methods.
-public struct FetchRequest<Result: ManagedObject>: Sendable {
+///
+/// `Result` is what a fetch gives, as in Core Data's `NSFetchRequest<ResultType>`: the
+/// objects' class (`FetchRequest<Book>`, the entity found by it when ``entityName`` is `nil`),
+/// or, for Core Data code as it is, `NSDictionary`, ``ManagedObjectID`` or `NSNumber` (a
+/// count) — `FetchRequest<NSDictionary>(entityName: "Book")` — or ``FetchRequestResult``
+/// (any of them, by ``resultType``). Those name their entity.
+public struct FetchRequest<Result>: Sendable {
     /// The entity to fetch; `nil` for the entity whose class is `Result`.
     public var entityName: String?
     /// Which objects to fetch; `nil` for all of them.
@@ -79,6 +85,9 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     public var havingPredicate: FetchPredicate?
     /// For dictionary results: whether equal dictionaries are returned once.
     public var returnsDistinctResults = false
+    /// What a fetch of a ``FetchRequestResult`` request gives (Core Data's `resultType`);
+    /// requests of a class, `NSDictionary`, ``ManagedObjectID`` or `NSNumber` give that.
+    public var resultType = FetchRequestResultType.managedObjectResultType
     /// The entity to fetch, as Core Data's `request.entity = …`: setting it sets
     /// ``entityName``. It gives back the entity set, while ``entityName`` still names it; `nil`
     /// for a request made with a name (Core Data resolves that one when it runs).
@@ -99,5 +108,28 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
         self.entityName = entityName
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors
+    }
+
+    /// The same request, for another result type. Every stored property is copied: one added
+    /// above must be added here (`FetchResultTypeTests` compares every property of a copy).
+    func retyped<Other>(to _: Other.Type) -> FetchRequest<Other> {
+        var copy = FetchRequest<Other>(entityName: entityName, predicate: predicate, sortDescriptors: sortDescriptors)
+        copy.fetchLimit = fetchLimit
+        copy.fetchOffset = fetchOffset
+        copy.includesSubentities = includesSubentities
+        copy.includesPendingChanges = includesPendingChanges
+        copy.fetchBatchSize = fetchBatchSize
+        copy.returnsObjectsAsFaults = returnsObjectsAsFaults
+        copy.shouldRefreshRefetchedObjects = shouldRefreshRefetchedObjects
+        copy.includesPropertyValues = includesPropertyValues
+        copy.relationshipKeyPathsForPrefetching = relationshipKeyPathsForPrefetching
+        copy.propertiesToFetch = propertiesToFetch
+        copy.propertiesToGroupBy = propertiesToGroupBy
+        copy.havingPredicate = havingPredicate
+        copy.returnsDistinctResults = returnsDistinctResults
+        copy.resultType = resultType
+        copy.requestedEntity = requestedEntity
+        copy.usesFastPaths = usesFastPaths
+        return copy
     }
 }
