@@ -214,6 +214,60 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
         try destroyStore(at: url)
     }
 
+    /// Core Data's replace, for a PostgreSQL store: the source schema's store tables (every
+    /// `Z…` table and persistent history's) are copied into the destination's schema, whose own
+    /// are dropped first, in one transaction: other servers see the old store or the new one.
+    /// Both stores are in the same database (the copy is SQL on one connection); across
+    /// databases or servers, ``PersistentStoreCoordinator/migratePersistentStore(_:to:options:type:)``
+    /// copies the objects. A destination schema with `Z…` tables that are not a store's is
+    /// refused, and left as it is.
+    public override class func replacePersistentStore(
+        at destination: URL, destinationOptions: [String: any Sendable], withPersistentStoreFrom source: URL,
+        sourceOptions: [String: any Sendable]
+    ) throws {
+        let from = try PostgresLocation(url: source)
+        try withOneOffConnection(to: destination) { connection, location, logger in
+            guard from.user == location.user, from.database == location.database, from.host == location.host, from.port == location.port,
+                from.socketPath == location.socketPath
+            else {
+                throw PersistenceError(
+                    .unsupportedRequest,
+                    "\(from) and \(location) are not in the same database: copy the store with migratePersistentStore(_:to:options:type:)")
+            }
+            if from.schema == location.schema { return }
+            try connection.transaction(logger: logger) {
+                guard try storedMetadata(connection, from, logger: logger) != nil else {
+                    throw PostgresStoreError(.notAStore, "\(from) holds no store")
+                }
+                let incoming = try storeTables(in: from.schema, connection, logger: logger)
+                let present = try storeTables(in: location.schema, connection, logger: logger)
+                if !present.isEmpty, try storedMetadata(connection, location, logger: logger) == nil {
+                    throw PostgresStoreError(.notAStore, "\(location) has tables of its own that are not a store's: it is left as it is")
+                }
+                try connection.run("CREATE SCHEMA IF NOT EXISTS \(PostgresSQL.quoted(location.schema))", logger: logger)
+                for name in present {
+                    try connection.run("DROP TABLE \(PostgresSQL.qualified(location.schema, name)) CASCADE", logger: logger)
+                }
+                for name in incoming {
+                    let copy = PostgresSQL.qualified(location.schema, name), original = PostgresSQL.qualified(from.schema, name)
+                    try connection.run("CREATE TABLE \(copy) (LIKE \(original) INCLUDING ALL)", logger: logger)
+                    try connection.run("INSERT INTO \(copy) SELECT * FROM \(original)", logger: logger)
+                }
+            }
+        }
+    }
+
+    /// The names of a schema's store tables: every `Z…` table, and persistent history's.
+    private static func storeTables(in schema: String, _ connection: PostgresConnection, logger: Logger) throws -> [String] {
+        try connection.rows(
+            "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = $1 AND (tablename LIKE 'Z%' OR tablename IN ('ATRANSACTION', 'ACHANGE'))",
+            [.text(schema)], logger: logger
+        ).compactMap { row in
+            guard case .text(let name) = try row.makeRandomAccess()[0].value(as: .text) else { return nil }
+            return name
+        }
+    }
+
     /// Drops a store: its tables (every `Z…` table of its schema, which holds nothing else, and
     /// persistent history's), then the schema itself when it is left empty and is not `public`.
     /// Remove the store from every coordinator first; a server that still has it open fails its

@@ -155,6 +155,24 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {
         try FileManager.default.removeItem(at: url)
     }
 
+    /// Replaces the store file at `destination` with a copy of the one at `source`
+    /// (``PersistentStoreCoordinator/replacePersistentStore(at:destinationOptions:withPersistentStoreFrom:sourceOptions:type:)``):
+    /// the copy is written beside the destination, then renamed over it, so the destination is
+    /// the old file or the new one whole. The source must read as a store of this class, and a
+    /// destination file that is not empty too (a foreign file is left as it is). Subclasses that
+    /// keep more than one file override it.
+    open class func replacePersistentStore(
+        at destination: URL, destinationOptions: [String: any Sendable], withPersistentStoreFrom source: URL,
+        sourceOptions: [String: any Sendable]
+    ) throws {
+        guard !StoreFileMigration.hasNoStoreFile(at: source) else {
+            throw StoreError(.notAStore, file: source, "there is no store here to copy")
+        }
+        _ = try metadataForPersistentStore(at: source)
+        if !StoreFileMigration.hasNoStoreFile(at: destination) { _ = try metadataForPersistentStore(at: destination) }
+        try StoreFileCopy.copy(source, over: destination)
+    }
+
     /// The metadata to write with the objects, reference counters included: what
     /// ``metadataForPersistentStore(at:)`` must read back.
     public var metadataForSaving: [String: MetadataValue] {

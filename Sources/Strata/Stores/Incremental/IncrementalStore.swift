@@ -128,6 +128,17 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
     /// tables overrides it.
     open class func destroyPersistentStore(at url: URL, options: [String: any Sendable]) throws {}
 
+    /// Replaces the store at `destination` with a copy of the one at `source`, whole or not at
+    /// all (``PersistentStoreCoordinator/replacePersistentStore(at:destinationOptions:withPersistentStoreFrom:sourceOptions:type:)``).
+    /// The base class does not know how a store keeps its data, so it refuses
+    /// (``PersistenceError`` `.unsupportedRequest`); a store with files or tables overrides it.
+    open class func replacePersistentStore(
+        at destination: URL, destinationOptions: [String: any Sendable], withPersistentStoreFrom source: URL,
+        sourceOptions: [String: any Sendable]
+    ) throws {
+        throw PersistenceError(.unsupportedRequest, "the store class \(self) does not say how to replace a store")
+    }
+
     /// The ID of the object of `entity` that the store knows by `referenceObject`.
     public final func newObjectID(for entity: EntityDescription, referenceObject: Int64) -> ManagedObjectID {
         ManagedObjectID(entityName: entity.name, key: .permanent(store: identifier, reference: referenceObject))

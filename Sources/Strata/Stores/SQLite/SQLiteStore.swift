@@ -141,6 +141,20 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
         try emptyStoreFile(at: url, options: options)
     }
 
+    /// Core Data's replace, for a SQLite store
+    /// (``PersistentStoreCoordinator/replacePersistentStore(at:destinationOptions:withPersistentStoreFrom:sourceOptions:type:)``):
+    /// the source's pages are copied into the destination file with SQLite's online backup, in
+    /// one transaction of the destination, as Core Data copies a SQLite store; the source's
+    /// externally stored values are copied into the destination's folder first, and the
+    /// destination's own deleted once the copy is in. A destination file that is not a SQLite
+    /// database is refused, and left as it is.
+    public override class func replacePersistentStore(
+        at destination: URL, destinationOptions: [String: any Sendable], withPersistentStoreFrom source: URL,
+        sourceOptions: [String: any Sendable]
+    ) throws {
+        try replaceStoreFile(at: destination, destinationOptions: destinationOptions, withStoreFrom: source)
+    }
+
     public override class func setMetadata(_ metadata: [String: MetadataValue], forPersistentStoreAt url: URL) throws {
         var merged = metadata
         let current = try metadataForPersistentStore(at: url)

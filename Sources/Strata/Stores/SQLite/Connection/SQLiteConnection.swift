@@ -68,6 +68,21 @@ package final class SQLiteConnection: @unchecked Sendable {
         }
     }
 
+    /// Makes this database a copy of `source`'s, page by page, with SQLite's online backup:
+    /// one write transaction of this database, so that its other connections read it as it was
+    /// or as it is now, never in between.
+    package func replaceContent(with source: SQLiteConnection) throws {
+        guard let backup = sqlite3_backup_init(handle, "main", source.handle, "main") else {
+            throw SQLiteError(extendedCode: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)))
+        }
+        let step = sqlite3_backup_step(backup, -1)
+        let finish = sqlite3_backup_finish(backup)
+        guard step == SQLITE_DONE, finish == SQLITE_OK else {
+            let code = step == SQLITE_DONE ? finish : step
+            throw SQLiteError(extendedCode: code, message: String(cString: sqlite3_errstr(code)))
+        }
+    }
+
     /// The first column of the first row of `sql`, or `nil` when there is no row.
     package func scalar(_ sql: String, _ values: [SQLValue] = []) throws -> SQLValue? {
         let statement = try statement(sql)
