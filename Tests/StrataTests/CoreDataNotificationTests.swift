@@ -77,6 +77,46 @@ import Testing
         #expect(records[5].updated == ["changed"] && records[5].deleted == ["gone"], "a deleted object is named all the same")
     }
 
+    /// A child context's save is posted as any save (Core Data posts `DidSave` for it, naming
+    /// what it pushed to its parent, new objects under their temporary IDs); the parent's own
+    /// save, which reaches the store, is posted in turn.
+    @Test func aChildContextsSaveIsPosted() async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), .sqlite)
+        let parent = backgroundContext(coordinator)
+        let child = ManagedObjectContext(concurrencyType: .privateQueue, parent: parent)
+        let seen = Locked<[Seen]>([])
+        let observers = [child, parent].map { context in
+            NotificationCenter.default.addObserver(forName: ManagedObjectContext.didSaveObjectsNotification, object: context, queue: nil) { note in
+                let info = note.userInfo
+                let record = Seen(
+                    name: note.name, inserted: Self.labels(info, .insertedObjects), updated: Self.labels(info, .updatedObjects),
+                    deleted: Self.labels(info, .deletedObjects),
+                    insertedIDs: info?[Key.insertedObjectIDs.rawValue] as? Set<ManagedObjectID> ?? [])
+                seen.withLock { $0.append(record) }
+            }
+        }
+        defer { observers.forEach(NotificationCenter.default.removeObserver) }
+        let saves = child.didSaveNotifications  // subscribed here, before the save
+        let announced = Task { () -> Set<ManagedObjectID> in
+            for await save in saves { return save.insertedObjectIDs }
+            return []
+        }
+
+        try await child.perform { context in
+            try Tag(context: context).label = "draft"
+            try context.save()
+        }
+        var records = seen.withLock { $0 }
+        #expect(records.map(\.inserted) == [["draft"]], "the child's save, before the parent saves")
+        #expect(records.first?.insertedIDs.allSatisfy(\.isTemporaryID) == true)
+        #expect(await announced.value == records.first?.insertedIDs, "on the child's own stream too")
+
+        try await parent.perform { try $0.save() }
+        records = seen.withLock { $0 }
+        #expect(records.map(\.inserted) == [["draft"], ["draft"]])
+        #expect(records.last?.insertedIDs.contains(where: \.isTemporaryID) == false, "the parent's save gave permanent IDs")
+    }
+
     /// Core Data's idiom: observe another context's saves and merge the notification.
     @Test func aSavesNotificationMergesIntoAnotherContext() async throws {
         let coordinator = try await makeCoordinator(libraryModel(), .sqlite)

@@ -6,12 +6,15 @@ import Foundation
 ///
 /// Saves announce themselves on ``PersistentStoreCoordinator/didSaveNotifications`` and
 /// ``ManagedObjectContext/didSaveNotifications``, and through `NotificationCenter.default`
-/// under Core Data's name (``ContextDidSave/notificationName``).
+/// under Core Data's name (``ContextDidSave/notificationName``). A child context's save
+/// announces itself on the context's own, as Core Data's does (the coordinator's stream carries
+/// saves that reached the stores).
 public struct ContextDidSave: Sendable {
     public let insertedObjectIDs: Set<ManagedObjectID>
     public let updatedObjectIDs: Set<ManagedObjectID>
     public let deletedObjectIDs: Set<ManagedObjectID>
-    /// The generation the save made.
+    /// The generation the save made; for a child context's save, which reaches its parent and
+    /// no store, the generation the child reads.
     public let queryGeneration: QueryGenerationToken
     /// The saving context's ``ManagedObjectContext/transactionAuthor``.
     public let transactionAuthor: String?

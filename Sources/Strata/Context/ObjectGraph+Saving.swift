@@ -43,8 +43,18 @@ extension ObjectGraph {
             return nil
         }
         if let parent {
+            // Core Data posts a child's save as any other: what it pushed to its parent, under
+            // the IDs the child has (temporary for new objects), at the generation it reads.
+            let pushed = (
+                inserted: Set(inserted.values.filter { !$0.isDeleted }.map(\.objectID)),
+                updated: Set(updated.values.filter { !$0.isDeleted && !$0.isInserted }.map(\.objectID)),
+                deleted: Set(deleted.values.filter { !$0.isInserted }.map(\.objectID)))
             try pushChanges(to: parent)
-            return nil
+            guard let context else { return nil }
+            return ContextDidSave(
+                insertedObjectIDs: pushed.inserted, updatedObjectIDs: pushed.updated, deletedObjectIDs: pushed.deleted,
+                queryGeneration: QueryGenerationToken(number: generation.number), transactionAuthor: transactionAuthor,
+                contextName: name, context: context)
         }
         for object in Array(inserted.values) + updated.values + deleted.values {
             object.willSave()
