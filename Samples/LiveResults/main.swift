@@ -79,7 +79,7 @@ if arguments.count == 2 {
 let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
 try await coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
 let view = ManagedObjectContext(concurrencyType: .mainQueue, persistentStoreCoordinator: coordinator)
-try await view.perform { $0.automaticallyMergesChangesFromParent = true }
+view.automaticallyMergesChangesFromParent = true
 let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: view, sectionNameKeyPath: nil, cacheName: nil)
 let printer = Printer()
 controller.delegate = printer

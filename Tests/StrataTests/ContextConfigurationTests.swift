@@ -11,6 +11,58 @@ import Testing
 /// context.persistentStoreCoordinator = coordinator
 /// ```
 @Suite struct ContextConfigurationTests {
+    /// Xcode's app template configures its view context from outside it, right after loading the
+    /// stores; the settings take effect as Core Data's do: the author and name in the saves'
+    /// notifications, the merge policy in a conflict, automatic merging of a background save.
+    @Test func theViewContextIsConfiguredAsXcodesTemplateDoesIt() async throws {
+        let container = PersistentContainer(name: "Library", managedObjectModel: try libraryModel())
+        container.persistentStoreDescriptions = [PersistentStoreDescription(type: .inMemory)]
+        try await container.loadPersistentStores()
+        container.viewContext.automaticallyMergesChangesFromParent = true
+        container.viewContext.mergePolicy = .mergeByPropertyObjectTrump
+        container.viewContext.name = "viewContext"
+        container.viewContext.transactionAuthor = "app"
+        container.viewContext.stalenessInterval = 0
+        #expect(container.viewContext.automaticallyMergesChangesFromParent)
+        #expect(container.viewContext.mergePolicy == .mergeByPropertyObjectTrump && container.viewContext.name == "viewContext")
+
+        let saves = container.persistentStoreCoordinator.didSaveNotifications
+        let id = try await container.viewContext.perform { context in
+            #expect(context.transactionAuthor == "app" && context.stalenessInterval == 0, "the same settings inside")
+            let tag = try Tag(context: context)
+            tag.label = "mine"
+            try context.save()
+            return tag.objectID
+        }
+        for await save in saves {
+            #expect(save.transactionAuthor == "app" && save.contextName == "viewContext")
+            break
+        }
+
+        // A background save changes the tag; the view context merges it by itself.
+        try await container.performBackgroundTask { context in
+            try #require(try context.existingObject(with: id) as? Tag).label = "theirs"
+            try context.save()
+        }
+        var label = ""
+        for _ in 0..<200 where label != "theirs" {
+            label = try await container.viewContext.perform { try #require(try $0.existingObject(with: id) as? Tag).label }
+            if label != "theirs" { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(label == "theirs", "merged automatically")
+
+        // Both change the tag; the view context's policy keeps its own change at its save.
+        try await container.viewContext.perform { try #require(try $0.existingObject(with: id) as? Tag).label = "view" }
+        container.viewContext.automaticallyMergesChangesFromParent = false
+        try await container.performBackgroundTask { context in
+            try #require(try context.existingObject(with: id) as? Tag).label = "background"
+            try context.save()
+        }
+        try await container.viewContext.perform { try $0.save() }
+        let final = try await container.performBackgroundTask { try #require(try $0.existingObject(with: id) as? Tag).label }
+        #expect(final == "view", "mergeByPropertyObjectTrump, set from outside")
+    }
+
     @Test func aContextGivenItsCoordinatorAfterInitSavesAndFetches() async throws {
         let coordinator = try await makeCoordinator(libraryModel(), .sqlite)
         let context = ManagedObjectContext(concurrencyType: .privateQueue)

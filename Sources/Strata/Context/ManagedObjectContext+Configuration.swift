@@ -53,11 +53,7 @@ extension ManagedObjectContext {
             precondition(
                 old.registered.isEmpty && !old.hasChanges && old.changeObservers.isEmpty && old.observations.isEmpty,
                 "set a context's persistentStoreCoordinator or parent before using it: this one holds objects already")
-            let graph = ObjectGraph(coordinator: coordinator ?? Self.unattachedCoordinator, parent: parent)
-            graph.name = old.name
-            graph.transactionAuthor = old.transactionAuthor
-            graph.mergePolicy = old.mergePolicy
-            graph.stalenessInterval = old.stalenessInterval
+            let graph = ObjectGraph(coordinator: coordinator ?? Self.unattachedCoordinator, parent: parent, settings: old.settings)
             graph.undoManager = old.undoManager
             graph.context = self
             attachment = Attachment(graph: graph, isAttached: coordinator != nil)

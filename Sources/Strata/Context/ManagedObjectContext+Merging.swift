@@ -99,39 +99,52 @@ extension ManagedObjectContext {
     /// transaction since the last one merged, in order; without, by refreshing every object the
     /// context holds. Merges run on the context's executor, between its other work.
     ///
+    /// It may be set from anywhere, as Core Data code sets it right after making the context
+    /// (`container.viewContext.automaticallyMergesChangesFromParent = true`, Xcode's template).
+    ///
     /// - Precondition: the context has its coordinator (or parent) when it is turned on.
-    public var automaticallyMergesChangesFromParent: Bool {
-        get { mergingTask != nil }
+    public nonisolated var automaticallyMergesChangesFromParent: Bool {
+        get { settings[\.mergingTask] != nil }
         set {
-            guard newValue != (mergingTask != nil) else { return }
-            mergingTask?.cancel()
-            mergingTask = nil
-            guard newValue else { return }
-            precondition(
-                attachment.withLock(\.isAttached),
-                "give the context its persistentStoreCoordinator or parent before it merges changes")
-            let coordinator = graph.coordinator
-            let saves = coordinator.didSaveNotifications
-            let remote = coordinator.remoteChangeNotifications
-            // Where history merging starts: what the stores hold now is what the context reads.
-            let start = try? coordinator.currentPersistentHistoryToken()
-            mergingTask = Task { [weak self] in
-                await withTaskGroup(of: Void.self) { group in
-                    group.addTask { [weak self] in
-                        for await save in saves {
-                            guard let self else { return }
-                            // As Core Data merges in a block of its own, whose end processes them.
-                            await self.mergeChanges(fromContextDidSave: save)
-                            await self.processPendingChanges()
-                        }
+            // The merging task is made outside the settings' lock (it asks the coordinator for
+            // its history token), and kept only if nothing turned merging on meanwhile.
+            let task = newValue ? makeMergingTask() : nil
+            let replaced = settings.values.withLock { settings -> Task<Void, Never>? in
+                guard newValue != (settings.mergingTask != nil) else { return task }
+                defer { settings.mergingTask = task }
+                return settings.mergingTask
+            }
+            replaced?.cancel()
+        }
+    }
+
+    /// A task that merges every other save on the context's coordinator, and remote changes, as
+    /// they come.
+    private nonisolated func makeMergingTask() -> Task<Void, Never> {
+        let coordinator = attachment.withLock { $0.isAttached ? $0.graph.coordinator : nil }
+        guard let coordinator else {
+            preconditionFailure("give the context its persistentStoreCoordinator or parent before it merges changes")
+        }
+        let saves = coordinator.didSaveNotifications
+        let remote = coordinator.remoteChangeNotifications
+        // Where history merging starts: what the stores hold now is what the context reads.
+        let start = try? coordinator.currentPersistentHistoryToken()
+        return Task { [weak self] in
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { [weak self] in
+                    for await save in saves {
+                        guard let self else { return }
+                        // As Core Data merges in a block of its own, whose end processes them.
+                        await self.mergeChanges(fromContextDidSave: save)
+                        await self.processPendingChanges()
                     }
-                    group.addTask { [weak self] in
-                        var merged = start?.transactionNumbers ?? [:]
-                        for await change in remote {
-                            guard let self else { return }
-                            await self.mergeRemoteChange(change, after: &merged)
-                            await self.processPendingChanges()
-                        }
+                }
+                group.addTask { [weak self] in
+                    var merged = start?.transactionNumbers ?? [:]
+                    for await change in remote {
+                        guard let self else { return }
+                        await self.mergeRemoteChange(change, after: &merged)
+                        await self.processPendingChanges()
                     }
                 }
             }

@@ -49,24 +49,28 @@ public actor ManagedObjectContext {
     /// The context's objects and changes.
     var graph: ObjectGraph { attachment.withLock { $0.graph } }
 
+    // The settings below may be set from anywhere, as Core Data code sets them right after
+    // making a context (`container.viewContext.mergePolicy = …`): they are under a lock of
+    // their own (``ContextSettings``), and a save or a fault reads them where it uses them.
+
     /// A name for the context, for logs, debugging and save notifications.
-    public var name: String? {
-        get { graph.name }
-        set { graph.name = newValue }
+    public nonisolated var name: String? {
+        get { settings[\.name] }
+        set { settings[\.name] = newValue }
     }
 
     /// Who the context's saves are by, recorded in their notifications (Core Data's
     /// `transactionAuthor`).
-    public var transactionAuthor: String? {
-        get { graph.transactionAuthor }
-        set { graph.transactionAuthor = newValue }
+    public nonisolated var transactionAuthor: String? {
+        get { settings[\.transactionAuthor] }
+        set { settings[\.transactionAuthor] = newValue }
     }
 
     /// What a save does when another save changed the same objects first. ``MergePolicy/error``
     /// by default, as in Core Data.
-    public var mergePolicy: MergePolicy {
-        get { graph.mergePolicy }
-        set { graph.mergePolicy = newValue }
+    public nonisolated var mergePolicy: MergePolicy {
+        get { settings[\.mergePolicy] }
+        set { settings[\.mergePolicy] = newValue }
     }
 
     /// How old, in seconds, the row a fetch left in a fault may be when the fault fires
@@ -78,9 +82,9 @@ public actor ManagedObjectContext {
     /// Strata keeps that row in the object, not in the coordinator: another context's save
     /// reaches a fault's row when this context merges it (which lets the row go) or refreshes
     /// the object, not by itself.
-    public var stalenessInterval: Double {
-        get { graph.stalenessInterval }
-        set { graph.stalenessInterval = newValue }
+    public nonisolated var stalenessInterval: Double {
+        get { settings[\.stalenessInterval] }
+        set { settings[\.stalenessInterval] = newValue }
     }
 
     /// The context's undo manager (Core Data's `undoManager`): `nil` by default, as for Core
@@ -108,8 +112,9 @@ public actor ManagedObjectContext {
     public nonisolated var objectsDidChangeNotifications: AsyncStream<ObjectsDidChange> { changes.subscribe() }
     nonisolated let ownSaves = Broadcast<ContextDidSave>()
     nonisolated let changes = Broadcast<ObjectsDidChange>()
-    /// The task that merges other contexts' saves, while ``automaticallyMergesChangesFromParent`` is on.
-    var mergingTask: Task<Void, Never>?
+    /// The settings Core Data code sets from outside the context (name, author, merge policy,
+    /// staleness, automatic merging), shared with its graph.
+    nonisolated let settings = ContextSettings()
 
     /// Makes a context on `coordinator`. Each of its reads reads the latest generation of the
     /// stores, unless it pins one (``setQueryGenerationFrom(_:)``).
@@ -149,13 +154,13 @@ public actor ManagedObjectContext {
     private init(concurrencyType: ConcurrencyType, coordinator: PersistentStoreCoordinator?, parent: ManagedObjectContext?) {
         self.concurrencyType = concurrencyType
         queueExecutor = concurrencyType == .privateQueue ? DispatchQueueExecutor(label: "strata.context") : nil
-        let graph = ObjectGraph(coordinator: coordinator ?? Self.unattachedCoordinator, parent: parent)
+        let graph = ObjectGraph(coordinator: coordinator ?? Self.unattachedCoordinator, parent: parent, settings: settings)
         attachment = ThreadLocked(Attachment(graph: graph, isAttached: coordinator != nil))
         graph.context = self
     }
 
     deinit {
-        mergingTask?.cancel()
+        settings[\.mergingTask]?.cancel()
     }
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor {

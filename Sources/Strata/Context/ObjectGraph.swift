@@ -55,17 +55,19 @@ final class ObjectGraph {
     var nextObservationKey = 0
     /// How many rows the last fetch evaluated its predicate on: what an index saves.
     var rowsConsidered = 0
-    var mergePolicy = MergePolicy.error
+    /// The context's settings, shared with it (``ContextSettings``).
+    let settings: ContextSettings
+    var mergePolicy: MergePolicy { settings[\.mergePolicy] }
     /// See ``ManagedObjectContext/stalenessInterval``.
-    var stalenessInterval: Double = -1
+    var stalenessInterval: Double { settings[\.stalenessInterval] }
     /// See ``ManagedObjectContext/undoManager`` (`ObjectGraph+Undo.swift`).
     var undoManager: UndoManager?
     /// Each object changed since the last undo group, as it was before (``willChange(_:)``).
     var undoJournal: [ObjectIdentifier: UndoState] = [:]
     /// Whether an undo or redo is restoring objects: what it changes is not recorded again.
     var isApplyingUndo = false
-    var transactionAuthor: String?
-    var name: String?
+    var transactionAuthor: String? { settings[\.transactionAuthor] }
+    var name: String? { settings[\.name] }
     /// New objects whose permanent IDs were asked for before the save
     /// (``ManagedObjectContext/obtainPermanentIDs(for:)``): the save keeps them.
     var permanentIDsObtained: Set<ObjectIdentifier> = []
@@ -83,9 +85,10 @@ final class ObjectGraph {
     /// Store identifier → the incremental store it is (`nil`: another kind), looked up once.
     private var incrementalStores: [String: IncrementalStore?] = [:]
 
-    init(coordinator: PersistentStoreCoordinator, parent: ManagedObjectContext? = nil) {
+    init(coordinator: PersistentStoreCoordinator, parent: ManagedObjectContext? = nil, settings: ContextSettings = ContextSettings()) {
         self.coordinator = coordinator
         self.parent = parent
+        self.settings = settings
         model = coordinator.managedObjectModel
     }
 
