@@ -38,7 +38,7 @@ public actor ManagedObjectContext {
 
     public nonisolated let concurrencyType: ConcurrencyType
     /// The queue executor of a private-queue context; `nil` for the main queue.
-    private nonisolated let queueExecutor: DispatchQueueExecutor?
+    nonisolated let queueExecutor: DispatchQueueExecutor?
     /// The context's object graph and whether it has a coordinator yet: replaced, before the
     /// context is used, when Core Data's way of configuring a context sets its coordinator or
     /// parent after `init(concurrencyType:)` (`ManagedObjectContext+Configuration.swift`).
@@ -179,7 +179,7 @@ public actor ManagedObjectContext {
         try Task.checkCancellation()
         // As Core Data ends each perform block: what the block changed is processed and announced.
         defer { processPendingChanges() }
-        return try body(self)
+        return try Self.$performing.withValue(self) { try body(self) }
     }
 
     /// Runs `body` on the context's executor and waits for it: Core Data's `performAndWait`.
@@ -193,12 +193,12 @@ public actor ManagedObjectContext {
         _ body: @Sendable (isolated ManagedObjectContext) throws -> T
     ) rethrows -> T {
         if let queueExecutor {
-            return try queueExecutor.runSynchronously { try self.assumeIsolated { try body($0) } }
+            return try queueExecutor.runSynchronously { try Self.$performing.withValue(self) { try self.assumeIsolated { try body($0) } } }
         }
         if DispatchQueueExecutor.isOnMainQueue {
-            return try assumeIsolated { try body($0) }
+            return try Self.$performing.withValue(self) { try assumeIsolated { try body($0) } }
         }
-        return try DispatchQueue.main.sync { try self.assumeIsolated { try body($0) } }
+        return try DispatchQueue.main.sync { try Self.$performing.withValue(self) { try self.assumeIsolated { try body($0) } } }
     }
 
     /// Whether the context has unsaved inserts, changes or deletes.
