@@ -2,7 +2,7 @@ import Foundation
 
 /// What one save changed: the IDs of the objects it inserted, updated and deleted, and the
 /// generation it made. `Sendable`: contexts, tasks and threads pass it around, and
-/// ``ManagedObjectContext/mergeChanges(fromContextDidSave:)`` applies it to another context.
+/// ``ManagedObjectContext/mergeChanges(fromContextDidSave:)-(ContextDidSave)`` applies it to another context.
 ///
 /// Saves announce themselves on ``PersistentStoreCoordinator/didSaveNotifications`` and
 /// ``ManagedObjectContext/didSaveNotifications``, and through `NotificationCenter.default`

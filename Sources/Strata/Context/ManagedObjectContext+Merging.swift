@@ -16,7 +16,7 @@ extension ManagedObjectContext {
 
     /// Applies a save made elsewhere (another process, another coordinator: a persistent
     /// history transaction, or IDs your own channel carried) to this context, as
-    /// ``mergeChanges(fromContextDidSave:)`` applies one of this coordinator's: the context moves
+    /// ``mergeChanges(fromContextDidSave:)-(ContextDidSave)`` applies one of this coordinator's: the context moves
     /// to the latest generation, which reads the store as it is now.
     public func mergeChanges(fromRemoteContextSave changes: ObjectIDChanges) {
         graph.moveToLatest()

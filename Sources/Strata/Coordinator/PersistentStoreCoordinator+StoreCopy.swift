@@ -16,6 +16,7 @@ extension PersistentStoreCoordinator {
     ///   - store: A store of this coordinator.
     ///   - url: Where the new store goes; nothing may be there yet.
     ///   - options: The new store's options, as for ``addPersistentStore(type:configuration:at:options:)``.
+    ///   - type: The new store's type.
     /// - Returns: The new store, now part of the coordinator.
     /// - Throws: ``PersistenceError`` `.storeNotFound` for a store that is not this
     ///   coordinator's, `.storeExists` when a store is at `url` already; what reading the old

@@ -15,7 +15,7 @@ extension FetchRequest where Result: ManagedObject {
     ///
     /// - Throws: ``PersistenceError`` `.unsupportedRequest` outside a context's `perform` or
     ///   `performAndWait` block (Core Data's must be called inside one too), or in a task
-    ///   started inside one; what ``ManagedObjectContext/fetch(_:)`` throws.
+    ///   started inside one; what ``ManagedObjectContext/fetch(_:)->[Result]`` throws.
     public func execute() throws -> [Result] {
         guard let context = ManagedObjectContext.performing, context.isOnOwnExecutor else {
             throw PersistenceError(

@@ -8,10 +8,10 @@
 /// let books = try context.fetch(request)
 /// ```
 ///
-/// The same request gives managed objects (``ManagedObjectContext/fetch(_:)``), object IDs
+/// The same request gives managed objects (``ManagedObjectContext/fetch(_:)->[Result]``), object IDs
 /// (``ManagedObjectContext/fetchObjectIDs(_:)``), dictionaries
 /// (``ManagedObjectContext/fetchDictionaries(_:)``) or a count
-/// (``ManagedObjectContext/count(for:)``): Core Data's result types, as typed methods.
+/// (``ManagedObjectContext/count(for:)-59wau``): Core Data's result types, as typed methods.
 ///
 /// `Result` is what a fetch gives, as in Core Data's `NSFetchRequest<ResultType>`: the
 /// objects' class (`FetchRequest<Book>`, the entity found by it when ``entityName`` is `nil`),
@@ -73,7 +73,7 @@ public struct FetchRequest<Result>: Sendable {
     /// read together on the SQL stores (per entity and step of a path, one query per 200
     /// objects) instead of one query per object as each fault fires, so that following the
     /// relationships asks the store nothing more. Each key must name a relationship of the
-    /// entity the path has reached (``ManagedObjectContext/fetch(_:)`` throws otherwise). Not
+    /// entity the path has reached (``ManagedObjectContext/fetch(_:)->[Result]`` throws otherwise). Not
     /// used without ``includesPropertyValues``.
     public var relationshipKeyPathsForPrefetching: [String] = []
     /// For dictionary results: the values each dictionary holds (all attributes when `nil`).

@@ -1,5 +1,5 @@
 /// What a fetch request gives, as Core Data's `NSFetchRequestResultType`: read by a fetch of a
-/// ``FetchRequestResult`` request (``ManagedObjectContext/fetch(_:)-(FetchRequest<FetchRequestResult>)``).
+/// ``FetchRequestResult`` request (``ManagedObjectContext/fetch(_:)->[FetchRequestResult]``).
 public enum FetchRequestResultType: Sendable, Hashable {
     /// The objects (Core Data's default).
     case managedObjectResultType

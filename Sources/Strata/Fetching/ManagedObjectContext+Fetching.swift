@@ -50,7 +50,7 @@ extension ManagedObjectContext {
 }
 
 extension ObjectGraph {
-    /// ``ManagedObjectContext/fetch(_:)`` once pending changes are processed.
+    /// ``ManagedObjectContext/fetch(_:)->[Result]`` once pending changes are processed.
     func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
         beginRead()
         defer { endRead() }

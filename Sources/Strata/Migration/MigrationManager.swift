@@ -37,6 +37,8 @@ public struct MigrationManager: Sendable {
     /// error lists each one's URI with the rule it breaks.
     ///
     /// - Parameters:
+    ///   - url: The store file to migrate.
+    ///   - mapping: How the source model's objects become the destination model's.
     ///   - backup: Where to keep a copy of the original, if anywhere.
     ///   - progress: Called after every chunk.
     /// - Returns: What the migration filled in, if anything.

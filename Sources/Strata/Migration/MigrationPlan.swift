@@ -60,9 +60,15 @@ public struct MigrationPlan: Sendable {
     /// store does, each run of stages in one transaction of the database, every stage included.
     ///
     /// - Parameters:
+    ///   - url: The store to migrate.
     ///   - type: The store's type; by default read from the file (SQLite or binary). Give it
     ///     for a store that is not a file, such as `.postgreSQL`.
+    ///   - target: The name of the version to migrate to; the bundle's current one by default.
     ///   - backup: Where to keep a copy of the store as it was before the first stage (files only).
+    ///   - inferMappings: Whether a step with no custom stage may be inferred (Core Data's
+    ///     `NSInferMappingModelAutomaticallyOption`); off, such a step is an error.
+    ///   - progress: Called as the migration goes on, with the stage, the entity and the
+    ///     objects done (``MigrationProgress``).
     /// - Returns: Each stage's report: what it filled in, if anything.
     @discardableResult
     public func migrateStore(

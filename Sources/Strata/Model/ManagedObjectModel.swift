@@ -18,10 +18,10 @@ public struct ManagedObjectModel: Sendable, Hashable {
     ///     inheritance, subentities and inverses.
     ///   - versionIdentifiers: The model version's identifiers (Xcode's
     ///     `userDefinedModelVersionIdentifier`); they play no part in compatibility.
-    /// - Throws: ``ModelError`` naming the entity and property at fault.
     ///   - configurations: Named subsets of the entities (configuration name → entity names),
     ///     for coordinators whose stores each hold some of the entities.
     ///   - fetchRequestTemplates: Named fetch requests stored with the model.
+    /// - Throws: ``ModelError`` naming the entity and property at fault.
     public init(
         entities: [EntityDescription], versionIdentifiers: Set<String> = [], configurations: [String: [String]] = [:],
         fetchRequestTemplates: [FetchRequestTemplate] = []

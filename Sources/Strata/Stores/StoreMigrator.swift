@@ -9,7 +9,12 @@ import Foundation
 public protocol StoreMigrator: Sendable {
     /// Migrates the store at `url` (whose metadata is `metadata`) to `model`, in place.
     ///
-    /// - Parameter inferMappingModel: Whether mappings may be inferred where no custom one is given.
+    /// - Parameters:
+    ///   - url: The store.
+    ///   - type: The store's type.
+    ///   - metadata: The store's metadata, as read before it opens (its version hashes).
+    ///   - model: The model to bring it to: the coordinator's.
+    ///   - inferMappingModel: Whether mappings may be inferred where no custom one is given.
     func migrateStore(
         at url: URL, type: StoreType, metadata: [String: MetadataValue], to model: ManagedObjectModel,
         inferMappingModel: Bool

@@ -2,7 +2,8 @@
 /// ``PersistentStoreCoordinator/addPersistentStore(type:configuration:at:options:)``.
 ///
 /// Register your own store class for a type of your own with
-/// ``PersistentStoreCoordinator/registerStoreClass(_:forStoreType:)``.
+/// ``PersistentStoreCoordinator/registerStoreClass(_:forStoreType:)-(AtomicStore.Type,_)`` or
+/// ``PersistentStoreCoordinator/registerStoreClass(_:forStoreType:)-(IncrementalStore.Type,_)``.
 public struct StoreType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public var rawValue: String
 

@@ -19,7 +19,7 @@ public indirect enum ValueExpression: Sendable, Hashable {
     /// A `$VARIABLE`: substituted before evaluation, or bound by a `SUBQUERY`.
     case variable(String)
     /// An argument specifier left in place (`%@`, `%K`, `%d`…), from a format string parsed
-    /// without its arguments (``FetchPredicate/init(formatWithPlaceholders:)``): it prints as
+    /// without its arguments (``FetchPredicate/init(formatWithPlaceholders:arguments:)``): it prints as
     /// written, and cannot be evaluated.
     case placeholder(String)
     /// A literal collection: `{1, 2, 3}`.

@@ -71,7 +71,7 @@ public final class FetchedResultsController<Result: ManagedObject> {
     ///
     /// - Throws: ``PersistenceError`` `.unsupportedRequest` when the request has no sort
     ///   descriptors, or the section key path is not the first sort descriptor's key (Core
-    ///   Data's requirements), before any fetch; what ``ManagedObjectContext/fetch(_:)`` throws.
+    ///   Data's requirements), before any fetch; what ``ManagedObjectContext/fetch(_:)->[Result]`` throws.
     public func performFetch() throws {
         try tracker.validate()
         try onContext { graph in

@@ -7,8 +7,10 @@ extension MigrationPlan {
     /// The stage replaces inference for that step, as Core Data prefers a mapping model it finds
     /// to an inferred one.
     ///
-    /// - Parameter policies: Policy factories by class name, searched before
-    ///   ``MigrationPolicyRegistry``.
+    /// - Parameters:
+    ///   - url: The mapping model: an `.xcmappingmodel` folder or a `.cdm` file.
+    ///   - policies: Policy factories by class name, searched before
+    ///     ``MigrationPolicyRegistry``.
     /// - Returns: The stage added.
     /// - Throws: ``MigrationError`` `.invalidMapping` when no two consecutive versions are the
     ///   ones it maps, or the file does not fit them (every problem listed); ``ModelFileError``

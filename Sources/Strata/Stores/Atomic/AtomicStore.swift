@@ -16,11 +16,11 @@ import OrderedCollections
 ///   object when its context obtains permanent IDs; then ``newCacheNode(for:)`` once per
 ///   inserted object, ``updateCacheNode(_:from:)`` once per updated object,
 ///   ``willRemoveCacheNodes(_:)`` with the deleted ones; then ``save()``, which writes every
-///   node (``cacheNodes()``) and the ``metadata``. When `save()` throws, the cache is put back as
+///   node (``cacheNodes()``) and the ``metadataForSaving``. When `save()` throws, the cache is put back as
 ///   it was and the save fails as a whole.
 /// - If the store is removed before its first save, the zero-length reservation is deleted.
 ///
-/// Register the subclass with ``PersistentStoreCoordinator/registerStoreClass(_:forStoreType:)``
+/// Register the subclass with ``PersistentStoreCoordinator/registerStoreClass(_:forStoreType:)-(AtomicStore.Type,_)``
 /// and add it by its type. Its methods are only ever called on the coordinator's serial queue.
 open class AtomicStore: PersistentStore, @unchecked Sendable {
     // Sendable by proof, as PersistentStore: the cache below is touched only from the

@@ -136,7 +136,7 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
     }
 
     /// Empties the store file in place, as Core Data's SQLite store does
-    /// (``emptyStoreFile(at:options:)``, in `SQLiteStore+Destroying.swift`).
+    /// (`emptyStoreFile(at:options:)`, in `SQLiteStore+Destroying.swift`).
     public override class func destroyPersistentStore(at url: URL, options: [String: any Sendable]) throws {
         try emptyStoreFile(at: url, options: options)
     }
@@ -437,7 +437,7 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
     static let reservedBlock = 64
 
     /// The IDs' permanent IDs, with the numbers of each hierarchy taken at once
-    /// (``takeReferenceNumbers(rootEntity:count:)``): the coordinator asks here for the numbers
+    /// (`takeReferenceNumbers(rootEntity:count:)`): the coordinator asks here for the numbers
     /// of a save's new objects, as it asks any incremental store.
     public override func obtainPermanentIDs(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID] {
         var layouts: [EntityLayout] = []
