@@ -39,6 +39,39 @@ extension ManagedObjectContext {
         }
     }
 
+    /// Applies changes made elsewhere to each of `contexts`, as Core Data code passes them after
+    /// a batch request: `[DeletedObjectsKey: ids]` (or `InsertedObjectsKey`,
+    /// `UpdatedObjectsKey`, their `…ObjectIDs` forms), each holding object IDs or their URIs
+    /// (`uriRepresentation()`), as an array or a set. Core Data's synchronous
+    /// `NSManagedObjectContext.mergeChanges(fromRemoteContextSave:into:)`: it merges in each
+    /// context with ``performAndWait(_:)`` (in place when called from that context's own block).
+    ///
+    /// Values of other kinds, and URIs of no store of the contexts' coordinator, are skipped.
+    public nonisolated static func mergeChanges(fromRemoteContextSave changes: [AnyHashable: Any], into contexts: [ManagedObjectContext]) {
+        guard let coordinator = contexts.lazy.compactMap(\.persistentStoreCoordinator).first else { return }
+        func ids(_ keys: NotificationKey...) -> Set<ManagedObjectID> {
+            var found: Set<ManagedObjectID> = []
+            for key in keys {
+                let values: [Any] = (changes[key.rawValue] as? [Any]) ?? (changes[key.rawValue] as? Set<AnyHashable>).map { Array($0) } ?? []
+                for value in values {
+                    if let id = value as? ManagedObjectID { found.insert(id) }
+                    if let uri = value as? URL, let id = coordinator.managedObjectID(forURIRepresentation: uri) { found.insert(id) }
+                }
+            }
+            return found
+        }
+        let merged = ObjectIDChanges(
+            inserted: ids(.insertedObjects, .insertedObjectIDs), updated: ids(.updatedObjects, .updatedObjectIDs),
+            deleted: ids(.deletedObjects, .deletedObjectIDs))
+        for context in contexts {
+            // As the async form: merged in a block of the context's own, whose end processes them.
+            context.performAndWait { context in
+                context.mergeChanges(fromRemoteContextSave: merged)
+                context.processPendingChanges()
+            }
+        }
+    }
+
     /// Applies a save, as Core Data's `mergeChanges(fromContextDidSave:)` documents it: refreshes
     /// the updated objects this context holds (keeping its unsaved changes on top), faults in
     /// the inserted ones (they are registered here, and load when first read), and deletes the

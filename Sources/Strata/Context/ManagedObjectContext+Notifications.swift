@@ -77,6 +77,20 @@ extension ObjectIDChanges {
     }
 }
 
+/// Core Data's keys of a change dictionary (`NSInsertedObjectsKey`, `NSDeletedObjectsKey` …),
+/// as Core Data code writes them for
+/// ``ManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)-([AnyHashable:Any],_)``:
+/// `[DeletedObjectsKey: ids]`. The same strings as ``ManagedObjectContext/NotificationKey``.
+public let InsertedObjectsKey = ManagedObjectContext.NotificationKey.insertedObjects.rawValue
+/// See ``InsertedObjectsKey``.
+public let UpdatedObjectsKey = ManagedObjectContext.NotificationKey.updatedObjects.rawValue
+/// See ``InsertedObjectsKey``.
+public let DeletedObjectsKey = ManagedObjectContext.NotificationKey.deletedObjects.rawValue
+/// See ``InsertedObjectsKey``.
+public let RefreshedObjectsKey = ManagedObjectContext.NotificationKey.refreshedObjects.rawValue
+/// See ``InsertedObjectsKey``.
+public let InvalidatedObjectsKey = ManagedObjectContext.NotificationKey.invalidatedObjects.rawValue
+
 /// The objects a notification names, by what happened to them.
 struct ObjectsByChange {
     var inserted: Set<ManagedObject> = []

@@ -1,5 +1,5 @@
 /// The IDs of the objects a save elsewhere inserted, updated and deleted: what
-/// ``ManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)`` merges (the dictionary
+/// ``ManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)-(ObjectIDChanges,_)`` merges (the dictionary
 /// Core Data's `mergeChanges(fromRemoteContextSave:into:)` takes, as a value).
 public struct ObjectIDChanges: Sendable, Hashable {
     public var insertedObjectIDs: Set<ManagedObjectID>
