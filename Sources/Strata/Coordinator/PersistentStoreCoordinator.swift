@@ -137,6 +137,7 @@ public actor PersistentStoreCoordinator {
                 "the store's UUID is not one (\(store.identifier.debugDescription)): object URIs cannot name its objects")
         }
         try checkCompatibility(of: store)
+        IDEntities.record(store: store.identifier, model: managedObjectModel)
         if let incremental = store as? IncrementalStore {
             refreshModelMetadata(of: store)
             try incremental.didAdd()

@@ -169,6 +169,7 @@ extension ManagedObjectModel {
             entities = resolved
             error = nil
             ClassEntities.record(resolved)
+            IDEntities.record(resolved)
             versionHashes = resolver.versionHashes
             legacyVersionHashes = resolver.legacyVersionHashes
             self.configurations = configurations
