@@ -34,7 +34,8 @@ import Testing
         // On a thread of its own, through performAndWait.
         let counted = Locked<Int?>(nil)
         let thread = Thread {
-            counted.withLock { $0 = try? parent.performAndWait { _ in try FetchRequest<Tag>().execute().count } }
+            let count = (try? parent.performAndWait { _ in try FetchRequest<Tag>().execute().count }) ?? -1
+            counted.withLock { $0 = count }
         }
         thread.start()
         while counted.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(5)) }

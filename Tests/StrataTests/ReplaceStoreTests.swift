@@ -24,11 +24,13 @@ import Testing
     static func tags(at url: URL, _ kind: StoreKind) async throws -> (labels: [String], ids: [URL]) {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: try libraryModel())
         let store = try await coordinator.addPersistentStore(type: kind.type, at: url)
-        defer { Task { try? await coordinator.removePersistentStore(store) } }
-        return try await backgroundContext(coordinator).perform { context in
+        let read = try await backgroundContext(coordinator).perform { context in
             let tags = try context.fetch(FetchRequest<Tag>(sortDescriptors: [.ascending("label")]))
             return (tags.map(\.label), tags.map { $0.objectID.uriRepresentation() })
         }
+        // Let go before returning: a file store is locked while a coordinator has it.
+        try await coordinator.removePersistentStore(store)
+        return read
     }
 
     @Test(arguments: kinds)
