@@ -12,11 +12,16 @@ extension ManagedObjectID {
 }
 
 /// The models object IDs' entities are described by: by store (the model of the coordinator
-/// that added it last), and by entity name (the model made last with it). Each holds a
-/// ``ModelLink`` (the model's entities, without the model), one per store and name a process
-/// sees.
+/// that added it last), and by entity name (the model made last with it). By name, the latest
+/// entity of each name is kept; by store, a weak ``ModelLink`` (the model's entities, without
+/// the model), alive while the model's entities are: a server opening many stores keeps
+/// nothing of those whose models are gone (their entries are swept as stores are added).
 enum IDEntities {
-    private static let byStore = ThreadLocked<[String: ModelLink]>([:])
+    private struct WeakLink {
+        weak var link: ModelLink?
+    }
+
+    private static let byStore = ThreadLocked<[String: WeakLink]>([:])
     private static let byName = ThreadLocked<[String: EntityDescription]>([:])
 
     /// Records a model's entities as the latest of their names.
@@ -29,11 +34,14 @@ enum IDEntities {
     /// Records the model a coordinator added a store with.
     static func record(store identifier: String, model: ManagedObjectModel) {
         guard let link = model.entities.first?.modelLink.link else { return }
-        byStore.withLock { $0[identifier] = link }
+        byStore.withLock { links in
+            links = links.filter { $0.value.link != nil }
+            links[identifier] = WeakLink(link: link)
+        }
     }
 
     static func entity(named name: String, store: String?) -> EntityDescription {
-        if let store, let entity = byStore.withLock({ $0[store] })?.entity(named: name) { return entity }
+        if let store, let entity = byStore.withLock({ $0[store]?.link })?.entity(named: name) { return entity }
         return byName.withLock { $0[name] } ?? EntityDescription(name: name)
     }
 }
