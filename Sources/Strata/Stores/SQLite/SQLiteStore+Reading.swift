@@ -309,7 +309,6 @@ extension SQLiteStore {
 
     /// Where Core Data keeps the externally stored value `name` of the store at `store`.
     package static func externalDataFile(_ name: String, store: URL) -> URL {
-        let storeName = store.deletingPathExtension().lastPathComponent
-        return store.deletingLastPathComponent().appendingPathComponent(".\(storeName)_SUPPORT/_EXTERNAL_DATA/\(name)")
+        externalDataFolder(of: store).appendingPathComponent(name)
     }
 }
