@@ -214,7 +214,7 @@ extension ObjectGraph {
             let keyed = try matches.map { ref in (ref, try sortKeys.map { try evaluator.value($0.0, on: .object(ref)) }) }
             matches = keyed.sorted { a, b in
                 for (index, (_, descriptor)) in sortKeys.enumerated() {
-                    let order = Self.sortOrder(a.1[index], b.1[index], descriptor.options)
+                    let order = descriptor.order(a.1[index], b.1[index])
                     if order != .orderedSame { return (order == .orderedAscending) == descriptor.ascending }
                 }
                 return false
@@ -239,7 +239,7 @@ extension ObjectGraph {
         func concerns(_ entityName: String) -> Bool { readsOthers || entityName == names.first }
         guard request.usesFastPaths, names.count == 1, let name = names.first, generation.snapshots.count == 1,
             let (store, snapshot) = generation.snapshots.first, generation.stores.values.allSatisfy({ $0[name] == nil }),
-            request.sortDescriptors.allSatisfy({ $0.options.isEmpty }),
+            request.sortDescriptors.allSatisfy(\.sortsAsStores),
             !parentRows.keys.contains(where: { concerns($0.entityName) })
         else { return nil }
         if request.includesPendingChanges {
@@ -259,15 +259,5 @@ extension ObjectGraph {
         else { return nil }
         let remaining = max(0, total - request.fetchOffset)
         return request.fetchLimit > 0 ? min(remaining, request.fetchLimit) : remaining
-    }
-
-    /// `nil` sorts first; values of kinds without an order between them keep their order.
-    static func sortOrder(_ a: EvaluationValue, _ b: EvaluationValue, _ options: FetchPredicate.Options) -> ComparisonResult {
-        switch (a, b) {
-        case (.null, .null): .orderedSame
-        case (.null, _): .orderedAscending
-        case (_, .null): .orderedDescending
-        default: PredicateEvaluator.order(a, b, options) ?? .orderedSame
-        }
     }
 }

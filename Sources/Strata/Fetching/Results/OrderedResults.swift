@@ -54,16 +54,14 @@ struct OrderedResults {
         var isEmpty: Bool { deletedSections.isEmpty && insertedSections.isEmpty && objects.isEmpty }
     }
 
-    let ascending: [Bool]
-    let options: [FetchPredicate.Options]
+    let descriptors: [FetchSortDescriptor]
     private(set) var entries = ChunkedEntries<Entry>()
     /// The sections in order, with how many entries each holds.
     private(set) var sections = SectionCounts()
     private var entryOfObject: [ObjectIdentifier: Entry] = [:]
 
     init(sortDescriptors: [FetchSortDescriptor]) {
-        ascending = sortDescriptors.map(\.ascending)
-        options = sortDescriptors.map(\.options)
+        descriptors = sortDescriptors
     }
 
     /// Replaces the whole result (a fetch), in the order the entries give.
@@ -211,9 +209,9 @@ struct OrderedResults {
     }
 
     private func compare(_ a: Entry, _ b: Entry) -> ComparisonResult {
-        for index in ascending.indices {
-            let order = ObjectGraph.sortOrder(a.keys[index], b.keys[index], options[index])
-            if order != .orderedSame { return ascending[index] == (order == .orderedAscending) ? .orderedAscending : .orderedDescending }
+        for (index, descriptor) in descriptors.enumerated() {
+            let order = descriptor.order(a.keys[index], b.keys[index])
+            if order != .orderedSame { return descriptor.ascending == (order == .orderedAscending) ? .orderedAscending : .orderedDescending }
             if index == 0, a.section != b.section { return a.section < b.section ? .orderedAscending : .orderedDescending }
         }
         if a.tie != b.tie { return a.tie < b.tie ? .orderedAscending : .orderedDescending }
