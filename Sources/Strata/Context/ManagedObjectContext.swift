@@ -125,8 +125,8 @@ public actor ManagedObjectContext {
     /// Makes a child context of `parent`: it reads the parent's objects, unsaved changes
     /// included (as they are at its first read, refresh or reset), and its saves push its
     /// changes into the parent, whose own save takes them to the store. Core Data's parent
-    /// contexts; a child's save enters the parent's executor synchronously, so the parent must
-    /// not be waiting on the child then. The pushed changes are the parent's pending changes:
+    /// contexts; a child's reads and saves enter the parent's executor synchronously (in place
+    /// when the parent's own block waits on the child, as in Core Data). The pushed changes are the parent's pending changes:
     /// a main-queue parent processes and announces them on the main queue's next turn (Core
     /// Data: at the end of the run loop's turn), a private-queue parent at the end of its next
     /// `perform` or at ``processPendingChanges()``.
@@ -184,8 +184,10 @@ public actor ManagedObjectContext {
 
     /// Runs `body` on the context's executor and waits for it: Core Data's `performAndWait`.
     ///
-    /// Nested calls on the context's own executor run in place, without deadlocking. Do not call
-    /// it for a main-queue context from a thread that the main queue is waiting on.
+    /// Nested calls run in place, without deadlocking, as Core Data's do: on the context's own
+    /// executor, and also from a block of another context entered from this one's (a parent's
+    /// block that waits on its child, whose block reads the parent). Do not call it for a
+    /// main-queue context from a thread that the main queue is waiting on.
     ///
     /// The closure is `@Sendable`: it runs on the context's queue, so it must not capture the
     /// caller's objects (use their IDs).
@@ -195,10 +197,7 @@ public actor ManagedObjectContext {
         if let queueExecutor {
             return try queueExecutor.runSynchronously { try Self.$performing.withValue(self) { try self.assumeIsolated { try body($0) } } }
         }
-        if DispatchQueueExecutor.isOnMainQueue {
-            return try Self.$performing.withValue(self) { try assumeIsolated { try body($0) } }
-        }
-        return try DispatchQueue.main.sync { try Self.$performing.withValue(self) { try self.assumeIsolated { try body($0) } } }
+        return try DispatchQueueExecutor.runOnMainSynchronously { try Self.$performing.withValue(self) { try self.assumeIsolated { try body($0) } } }
     }
 
     /// Whether the context has unsaved inserts, changes or deletes.
