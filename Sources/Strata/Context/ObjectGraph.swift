@@ -55,6 +55,8 @@ final class ObjectGraph {
     var nextObservationKey = 0
     /// How many rows the last fetch evaluated its predicate on: what an index saves.
     var rowsConsidered = 0
+    /// Asynchronous fetches executed and not yet run (``ManagedObjectContext/execute(_:)``).
+    var pendingAsynchronousFetches: [any PendingAsynchronousFetch] = []
     /// The context's settings, shared with it (``ContextSettings``).
     let settings: ContextSettings
     var mergePolicy: MergePolicy { settings[\.mergePolicy] }
