@@ -79,18 +79,21 @@ import Testing
         let parent = try await Self.parent(.privateQueue)
         let other = try await Self.parent(.privateQueue)
         let busy = Flag()
-        let holder = Task.detached {
-            other.performAndWait { _ in
-                busy.set(true)
-                Thread.sleep(forTimeInterval: 0.3)
-                busy.set(false)
+        // On threads of their own: blocking waits on Swift's few cooperative threads could
+        // starve the rest of a parallel test run.
+        let sawBusy: Bool = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                other.performAndWait { _ in
+                    busy.set(true)
+                    Thread.sleep(forTimeInterval: 0.3)
+                    busy.set(false)
+                }
+            }
+            DispatchQueue.global().async {
+                while !busy.value { usleep(1_000) }
+                continuation.resume(returning: parent.performAndWait { _ in other.performAndWait { _ in busy.value } })
             }
         }
-        while !busy.value { try await Task.sleep(for: .milliseconds(5)) }
-        let sawBusy = await Task.detached {
-            parent.performAndWait { _ in other.performAndWait { _ in busy.value } }
-        }.value
-        await holder.value
         #expect(sawBusy == false, "the other context's block had ended before this one ran")
     }
 
