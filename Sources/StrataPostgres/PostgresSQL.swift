@@ -188,7 +188,10 @@ extension PostgresConnection {
 struct PipelinedStatements {
     let connection: PostgresConnection
     let logger: Logger
-    private var pending: [(result: EventLoopFuture<PostgresQueryResult>, object: ManagedObjectID?)] = []
+    /// Each statement sent and not yet answered, with the object it writes (an optimistic-
+    /// locking statement's), or the objects it inserts by key (a batched insert's, which
+    /// returns the keys it inserted).
+    private var pending: [(result: EventLoopFuture<PostgresQueryResult>, object: ManagedObjectID?, inserted: [Int64: ManagedObjectID]?)] = []
     private var unchanged: [ManagedObjectID] = []
     /// The most statements in flight: each holds its text and values until answered, so a save
     /// of a million objects must not send them all before waiting for any.
@@ -206,9 +209,20 @@ struct PipelinedStatements {
     }
 
     mutating func send(_ sql: String, bindings: PostgresBindings, object: ManagedObjectID? = nil) throws {
+        try send(sql, bindings: bindings, object: object, inserted: nil)
+    }
+
+    /// Sends an insert of many rows that returns the keys (`Z_PK`) it inserted: the objects of
+    /// `inserted` whose key it does not return (taken already) are among those ``waitForAll()``
+    /// returns.
+    mutating func sendInsert(_ sql: String, bindings: PostgresBindings, inserted: [Int64: ManagedObjectID]) throws {
+        try send(sql, bindings: bindings, object: nil, inserted: inserted)
+    }
+
+    private mutating func send(_ sql: String, bindings: PostgresBindings, object: ManagedObjectID?, inserted: [Int64: ManagedObjectID]?) throws {
         guard !connection.isClosed else { throw PostgresStoreError(.unreachable, "the connection to the server is closed") }
         if pending.count >= Self.depth { try waitForPending() }
-        pending.append((connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger), object))
+        pending.append((connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger), object, inserted))
     }
 
     /// Waits for every statement sent; returns the objects whose statement changed no row. The
@@ -221,14 +235,22 @@ struct PipelinedStatements {
 
     private mutating func waitForPending() throws {
         defer { pending.removeAll(keepingCapacity: true) }
-        for (result, object) in pending {
-            let changed: Int
+        for (result, object, inserted) in pending {
+            let answer: PostgresQueryResult
             do {
-                changed = try connection.waitUnlessClosed(result).metadata.rows ?? 0
+                answer = try connection.waitUnlessClosed(result)
             } catch {
                 throw PostgresSQL.storeError(error, doing: "a statement failed")
             }
-            if changed == 0, let object { unchanged.append(object) }
+            if let inserted {
+                var missing = inserted
+                for row in answer.rows {
+                    if let key = try row.makeRandomAccess()[0].int64() { missing[key] = nil }
+                }
+                unchanged += missing.sorted { $0.key < $1.key }.map(\.value)
+            } else if answer.metadata.rows ?? 0 == 0, let object {
+                unchanged.append(object)
+            }
         }
     }
 }

@@ -15,7 +15,7 @@ extension PostgresStore {
         try saving(Array(changes.inserted.keys) + Array(changes.updated.keys)) { connection in
             try lockSchemaForSave(connection)
             let tombstones = history == nil ? [:] : try self.tombstones(of: changes.deleted, connection: connection)
-            let session = PostgresRelationalConnection(connection, dialect: dialect, logger: logger)
+            let session = PostgresRelationalConnection(connection, dialect: dialect, logger: logger, columnStorages: columnStorages)
             let versions = try RelationalSaveWriter(mapping: mapping, connection: session, store: self).write(changes)
             return (versions, try finishSave(changes, history: history, tombstones: tombstones, connection: connection))
         }

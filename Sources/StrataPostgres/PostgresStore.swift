@@ -40,6 +40,9 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
     let pool: PostgresConnectionPool
     let schema: PostgresSchema
     let mapping: CoreDataTableMapping
+    /// How each column of each of the model's tables stores values (as ``schema`` creates
+    /// them): what a save's batched inserts bind their arrays as.
+    let columnStorages: [String: [String: PostgresStorage]]
     /// How fetch predicates compile for this store's tables.
     let dialect: SQLDialect
     let logger = Logger(label: "strata.postgres")
@@ -90,6 +93,10 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
                     + mapping.unsupported.joined(separator: ", "))
         }
         schema = PostgresSchema(schema: location.schema, model: mapping.schema)
+        columnStorages = Dictionary(
+            mapping.schema.tables.map { table in
+                (table.name, Dictionary(table.columns.map { ($0.name, PostgresSchema.storage(ofDeclaredType: $0.type)) }, uniquingKeysWith: { a, _ in a }))
+            }, uniquingKeysWith: { a, _ in a })
         dialect = .postgreSQL(schema: location.schema)
         modelChecksum = coordinator.managedObjectModel.versionChecksum.base64EncodedString()
         try super.init(coordinator: coordinator, configurationName: configurationName, url: url, options: options)

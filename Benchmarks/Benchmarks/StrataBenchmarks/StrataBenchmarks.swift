@@ -333,12 +333,21 @@ let benchmarks: @Sendable () -> Void = {
             try await StrataPeer.save(context)
             benchmark.stopMeasurement()
         }
-        measure("1 insert+save", "postgres-nio") { benchmark in
+        measure("1 insert+save", "postgres-nio per row") { benchmark in
             let records = PersonRecord.generate(count: count)
             let schema = PostgresNIOPeer.newSchema("insert")
             benchmark.startMeasurement()
             let connection = try await PostgresNIOPeer.create(schema: schema)
             try await PostgresNIOPeer.insert(records, into: connection)
+            benchmark.stopMeasurement()
+            try await connection.close()
+        }
+        measure("1 insert+save", "postgres-nio") { benchmark in
+            let records = PersonRecord.generate(count: count)
+            let schema = PostgresNIOPeer.newSchema("insert")
+            benchmark.startMeasurement()
+            let connection = try await PostgresNIOPeer.create(schema: schema)
+            try await PostgresNIOPeer.insertBatched(records, into: connection)
             benchmark.stopMeasurement()
             try await connection.close()
         }
@@ -361,10 +370,17 @@ let benchmarks: @Sendable () -> Void = {
             try await StrataPeer.updateTenthAndSave(context)
             benchmark.stopMeasurement()
         }
-        measure("4 update 10%", "postgres-nio") { benchmark in
+        measure("4 update 10%", "postgres-nio per row") { benchmark in
             let connection = try await PostgresNIOPeer.open(schema: PostgresNIOPeer.fixture(count: count))
             benchmark.startMeasurement()
             try await PostgresNIOPeer.updateTenth(connection)
+            benchmark.stopMeasurement()
+            try await connection.close()
+        }
+        measure("4 update 10%", "postgres-nio") { benchmark in
+            let connection = try await PostgresNIOPeer.open(schema: PostgresNIOPeer.fixture(count: count))
+            benchmark.startMeasurement()
+            try await PostgresNIOPeer.updateTenthBatched(connection)
             benchmark.stopMeasurement()
             try await connection.close()
         }

@@ -84,7 +84,9 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
             versions[id] = row.version + 1
         }
         // Inserts in reference order: of two new objects that clash, the later-numbered one is
-        // the one reported, as on the other stores.
+        // the one reported, as on the other stores. Each entity's rows go to the connection as
+        // one batch (a driver that binds arrays inserts them in a few statements).
+        var batches: [Int: RelationalInsertBatch] = [:]
         for (id, row) in changes.inserted.sorted(by: { ($0.key.referenceNumber ?? 0) < ($1.key.referenceNumber ?? 0) }) {
             let (entity, reference) = try place(of: id)
             if let conflict = try uniquenessConflict(of: id, row: row, entity: entity, reference: reference) {
@@ -98,9 +100,15 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
             var values: [SQLValue] = [.integer(reference), .integer(Int64(entity.number)), .integer(version)]
             values.reserveCapacity(entity.writtenColumns.count + 8)
             mapping.appendWrittenValues(of: row, entity: entity, columns: entity.writtenColumns, to: &values)
-            try connection.write(insertSQL(of: entity), values, object: id)
+            if batches[entity.number] == nil {
+                batches[entity.number] = RelationalInsertBatch(
+                    table: entity.table, columns: ["Z_PK", "Z_ENT", "Z_OPT"] + columnNames(of: entity, entity.writtenColumns),
+                    rowSQL: insertSQL(of: entity))
+            }
+            batches[entity.number]?.rows.append((values, id))
             versions[id] = version
         }
+        for (_, batch) in batches.sorted(by: { $0.key < $1.key }) { try connection.insert(batch) }
         let conflicts = try connection.finishWrites()
         guard conflicts.isEmpty else { throw PersistenceError.changedSinceRead(conflicts) }
         guard constraintConflicts.isEmpty else {

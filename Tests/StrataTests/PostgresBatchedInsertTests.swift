@@ -1,0 +1,125 @@
+import Foundation
+@testable import Strata
+@testable import StrataPostgres
+import StrataTestSupport
+import Testing
+
+/// A save's new rows go to PostgreSQL as arrays spread by `unnest`, up to 10,000 rows a
+/// statement (issue 34): every value must read back as it was saved — each of the four column
+/// storages, `NULL`s among them, a subentity's rows beside its parent's in one table — and an
+/// insert whose key is taken must still be reported for its object, as the row-by-row insert's
+/// optimistic check reports it.
+@Suite(.enabled(if: PostgresTestServer.isAvailable, "needs STRATA_POSTGRES_URL (scripts/test starts a server)"))
+struct PostgresBatchedInsertTests {
+    static let model = try! ManagedObjectModel {
+        EntityDescription("Reading") {
+            AttributeDescription("title", .string, optional: true)
+            AttributeDescription("pages", .integer64, optional: true)
+            AttributeDescription("rating", .double, optional: true)
+            AttributeDescription("cover", .binaryData, optional: true)
+            AttributeDescription("started", .date, optional: true)
+            AttributeDescription("finished", .boolean, defaultValue: false)
+            AttributeDescription("code", .uuid, optional: true)
+            RelationshipDescription("previous", toOne: "Reading", inverse: "followers")
+            RelationshipDescription("followers", toMany: "Reading", inverse: "previous")
+        }
+        EntityDescription("Audiobook", superentity: "Reading") {
+            AttributeDescription("narrator", .string, optional: true)
+            AttributeDescription("minutes", .integer32, defaultValue: 0)
+        }
+    }
+
+    /// Every key and its value (as text that compares exactly) of each object, by URI.
+    static func snapshot(_ objects: [ManagedObject]) throws -> [String: [String: String]] {
+        var snapshot: [String: [String: String]] = [:]
+        for object in objects {
+            var values: [String: String] = [:]
+            for name in object.entity.attributesByName.keys {
+                values[name] = String(describing: try object.primitiveAttributeValue(forKey: name))
+            }
+            values["previous"] = (try object.value(forKey: "previous") as? ManagedObject)?.objectID.uriRepresentation().absoluteString ?? "-"
+            snapshot[object.objectID.uriRepresentation().absoluteString] = values
+        }
+        return snapshot
+    }
+
+    @Test(arguments: [1, 2, 12_345])
+    func aSaveOfManyNewObjectsKeepsEveryValue(count: Int) async throws {
+        let url = try await PostgresTestServer.newStoreURL()
+        PostgresStore.register()
+        let writer = PersistentStoreCoordinator(managedObjectModel: Self.model)
+        try await writer.addPersistentStore(type: .postgreSQL, at: url)
+        let saved = try await backgroundContext(writer).perform { context in
+            var random = SplitMix64(seed: UInt64(count))
+            var objects: [ManagedObject] = []
+            for index in 0..<count {
+                let bits = random.next()
+                let object = try context.insertNewObject(forEntityName: bits % 3 == 0 ? "Audiobook" : "Reading")
+                func maybe(_ value: Any, _ key: String, _ bit: UInt64) throws {
+                    if bits >> bit & 1 == 1 { try object.setValue(value, forKey: key) }
+                }
+                try maybe(["", "plain", "naïve café ☕️", "line\nbreak", "quote ' \" \\ {a,b}", "NULL"][Int(bits % 6)], "title", 8)
+                try maybe(Int64(bitPattern: bits), "pages", 9)
+                try maybe([Double(Int64(bitPattern: bits)) / 1_000_003, -0.0, .infinity, -.infinity, .greatestFiniteMagnitude][Int(bits % 5)], "rating", 10)
+                try maybe(Data((0..<Int(bits % 40)).map { UInt8(truncatingIfNeeded: bits >> ($0 % 56)) }), "cover", 11)
+                try maybe(Date(timeIntervalSinceReferenceDate: Double(Int32(truncatingIfNeeded: bits)) + 0.125), "started", 12)
+                try maybe(bits >> 13 & 1 == 1, "finished", 14)
+                try maybe(UUID(), "code", 15)
+                if object.entity.name == "Audiobook" {
+                    try maybe("Narrator \(index)", "narrator", 16)
+                    try maybe(Int32(truncatingIfNeeded: bits >> 20), "minutes", 17)
+                }
+                if !objects.isEmpty, bits >> 18 & 1 == 1 {
+                    try object.setValue(objects[Int(bits >> 24) % objects.count], forKey: "previous")
+                }
+                objects.append(object)
+            }
+            try context.save()
+            return try Self.snapshot(objects)
+        }
+        let reader = PersistentStoreCoordinator(managedObjectModel: Self.model)
+        try await reader.addPersistentStore(type: .postgreSQL, at: url)
+        let read = try await backgroundContext(reader).perform { context in
+            try Self.snapshot(context.fetch(FetchRequest<ManagedObject>(entityName: "Reading")))
+        }
+        #expect(read.count == count)
+        #expect(read == saved)
+    }
+
+    /// The relational core's contract: a row whose key is taken inserts nothing, and its object
+    /// is among those `finishWrites()` returns; the others are inserted.
+    @Test func anInsertWhoseKeyIsTakenIsReportedForItsObject() async throws {
+        let url = try await PostgresTestServer.newStoreURL()
+        PostgresStore.register()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model)
+        try await coordinator.addPersistentStore(type: .postgreSQL, at: url)
+        let taken = try await backgroundContext(coordinator).perform { context in
+            let object = try context.insertNewObject(forEntityName: "Reading")
+            try object.setValue("first", forKey: "title")
+            try context.save()
+            return object.objectID
+        }
+        let store = try #require(coordinator.persistentStores.first as? PostgresStore)
+        let key = try #require(taken.referenceNumber)
+        let fresh = [key + 100, key + 101].map { store.objectID(entity: "Reading", reference: $0) }
+        let entityNumber = try #require(store.mapping.entities["Reading"]?.number)
+        let (unchanged, titles) = try store.pool.withConnection { connection in
+            let session = PostgresRelationalConnection(connection, dialect: store.dialect, logger: store.logger, columnStorages: store.columnStorages)
+            var batch = RelationalInsertBatch(
+                table: "ZREADING", columns: ["Z_PK", "Z_ENT", "Z_OPT", "ZTITLE"],
+                rowSQL: "INSERT INTO \(store.dialect.table("ZREADING")) (\"Z_PK\", \"Z_ENT\", \"Z_OPT\", \"ZTITLE\") VALUES ($1, $2, $3, $4) ON CONFLICT (\"Z_PK\") DO NOTHING")
+            for (id, title) in zip([fresh[0], taken, fresh[1]], ["a", "clash", "b"]) {
+                batch.rows.append(([.integer(id.referenceNumber ?? 0), .integer(Int64(entityNumber)), .integer(1), .text(title)], id))
+            }
+            try session.insert(batch)
+            let unchanged = try session.finishWrites()
+            var titles: [String] = []
+            try session.forEachRow("SELECT \"ZTITLE\" FROM \(store.dialect.table("ZREADING")) ORDER BY \"Z_PK\"", []) {
+                if case .text(let title) = $0[0] { titles.append(title) }
+            }
+            return (unchanged, titles)
+        }
+        #expect(unchanged == [taken])
+        #expect(titles == ["first", "a", "b"])
+    }
+}
