@@ -15,7 +15,7 @@ final class PostgresRelationalConnection: RelationalConnection {
     /// a table not here is inserted row by row.
     private let columnStorages: [String: [String: PostgresStorage]]
     /// The most rows one batched insert binds (its arrays' length).
-    static let rowsPerInsert = 10_000
+    static let rowsPerInsert = RelationalInsertBatch.rowsPerBatch
 
     init(_ connection: PostgresConnection, dialect: SQLDialect, logger: Logger, columnStorages: [String: [String: PostgresStorage]] = [:]) {
         self.dialect = dialect

@@ -196,6 +196,8 @@ struct PipelinedStatements {
     /// The most statements in flight: each holds its text and values until answered, so a save
     /// of a million objects must not send them all before waiting for any.
     static let depth = 256
+    /// The most batched inserts in flight (``sendInsert(_:bindings:inserted:)``).
+    static let insertDepth = 4
 
     init(connection: PostgresConnection, logger: Logger) {
         self.connection = connection
@@ -216,6 +218,8 @@ struct PipelinedStatements {
     /// `inserted` whose key it does not return (taken already) are among those ``waitForAll()``
     /// returns.
     mutating func sendInsert(_ sql: String, bindings: PostgresBindings, inserted: [Int64: ManagedObjectID]) throws {
+        // Each holds thousands of rows' values until answered: a few in flight keep the server busy.
+        if pending.count(where: { $0.inserted != nil }) >= Self.insertDepth { try waitForPending() }
         try send(sql, bindings: bindings, object: nil, inserted: inserted)
     }
 

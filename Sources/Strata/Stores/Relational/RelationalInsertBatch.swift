@@ -1,6 +1,10 @@
 /// New rows of one entity that a save inserts, handed to the connection at once so that a
 /// driver that binds arrays can insert them in one statement per batch instead of one per row.
 package struct RelationalInsertBatch {
+    /// The most rows a save hands on in one batch: a few statements' worth for a driver that
+    /// binds arrays, and a bound on the values a save of many objects holds at once.
+    package static let rowsPerBatch = 10_000
+
     /// The table, undecorated (the dialect quotes it).
     package let table: String
     /// `Z_PK`, `Z_ENT`, `Z_OPT`, then the written columns, undecorated.

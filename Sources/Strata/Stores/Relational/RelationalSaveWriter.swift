@@ -107,8 +107,14 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
             }
             batches[entity.number]?.rows.append((values, id))
             versions[id] = version
+            // Handed on every so many rows, so that a save of a million objects never holds
+            // all their values at once.
+            if let batch = batches[entity.number], batch.rows.count >= RelationalInsertBatch.rowsPerBatch {
+                try connection.insert(batch)
+                batches[entity.number]?.rows.removeAll(keepingCapacity: true)
+            }
         }
-        for (_, batch) in batches.sorted(by: { $0.key < $1.key }) { try connection.insert(batch) }
+        for (_, batch) in batches.sorted(by: { $0.key < $1.key }) where !batch.rows.isEmpty { try connection.insert(batch) }
         let conflicts = try connection.finishWrites()
         guard conflicts.isEmpty else { throw PersistenceError.changedSinceRead(conflicts) }
         guard constraintConflicts.isEmpty else {
