@@ -43,6 +43,7 @@ let package = Package(
             dependencies: [
                 "Workloads",
                 .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Benchmarks/StrataBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -29,7 +29,7 @@ extension ManagedObjectContext {
         var typed = request.retyped(to: FetchRequestResult.self)
         if typed.entityName == nil, let type = Result.self as? ManagedObject.Type {
             // The class names the entity, as for `fetch(_:)` of objects.
-            typed.entityName = graph.model.layouts(forClass: type).first?.name ?? graph.model.entities.first { $0.managedObjectClass == type }?.name
+            typed.entityName = graph.entityName(ofClass: type)
         }
         switch Result.self {
         case is ManagedObject.Type: typed.resultType = .managedObjectResultType

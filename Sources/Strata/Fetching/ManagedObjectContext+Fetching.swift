@@ -100,10 +100,15 @@ extension ObjectGraph {
         return objects.compactMap { $0 as? Result }
     }
 
+    /// The entity a request without an entity name fetches: the one whose class is `type`
+    /// (its layout first, so a class shared by a hierarchy names the entity built for it).
+    func entityName(ofClass type: ManagedObject.Type) -> String? {
+        model.layouts(forClass: type).first?.name ?? model.entities.first { $0.managedObjectClass == type }?.name
+    }
+
     /// The layout of a request's entity, checked against its result class.
     func layout<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> EntityLayout {
-        let name = request.entityName ?? model.layouts(forClass: Result.self).first?.name
-            ?? model.entities.first { $0.managedObjectClass == Result.self }?.name
+        let name = request.entityName ?? entityName(ofClass: Result.self)
         guard let name, let layout = model.layout(for: name) else {
             throw PersistenceError(
                 .unknownEntity, "the model has no entity \(request.entityName.map { "named '\($0)'" } ?? "of class \(Result.self)")")
