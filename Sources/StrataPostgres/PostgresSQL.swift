@@ -189,15 +189,15 @@ struct PipelinedStatements {
     let connection: PostgresConnection
     let logger: Logger
     /// Each statement sent and not yet answered, with the object it writes (an optimistic-
-    /// locking statement's), or the objects it inserts by key (a batched insert's, which
-    /// returns the keys it inserted).
-    private var pending: [(result: EventLoopFuture<PostgresQueryResult>, object: ManagedObjectID?, inserted: [Int64: ManagedObjectID]?)] = []
+    /// locking statement's), or the objects it writes by key (a batched insert's or update's,
+    /// which returns the keys it wrote).
+    private var pending: [(result: EventLoopFuture<PostgresQueryResult>, object: ManagedObjectID?, keyed: [Int64: ManagedObjectID]?)] = []
     private var unchanged: [ManagedObjectID] = []
     /// The most statements in flight: each holds its text and values until answered, so a save
     /// of a million objects must not send them all before waiting for any.
     static let depth = 256
-    /// The most batched inserts in flight (``sendInsert(_:bindings:inserted:)``).
-    static let insertDepth = 4
+    /// The most batched writes in flight (``sendReturningKeys(_:bindings:objects:)``).
+    static let keyedDepth = 4
 
     init(connection: PostgresConnection, logger: Logger) {
         self.connection = connection
@@ -211,22 +211,22 @@ struct PipelinedStatements {
     }
 
     mutating func send(_ sql: String, bindings: PostgresBindings, object: ManagedObjectID? = nil) throws {
-        try send(sql, bindings: bindings, object: object, inserted: nil)
+        try send(sql, bindings: bindings, object: object, keyed: nil)
     }
 
-    /// Sends an insert of many rows that returns the keys (`Z_PK`) it inserted: the objects of
-    /// `inserted` whose key it does not return (taken already) are among those ``waitForAll()``
-    /// returns.
-    mutating func sendInsert(_ sql: String, bindings: PostgresBindings, inserted: [Int64: ManagedObjectID]) throws {
+    /// Sends a statement that writes many rows and returns the keys (`Z_PK`) it wrote (a
+    /// batched insert or update): the objects of `objects` whose key it does not return (taken
+    /// already, or at another version) are among those ``waitForAll()`` returns.
+    mutating func sendReturningKeys(_ sql: String, bindings: PostgresBindings, objects: [Int64: ManagedObjectID]) throws {
         // Each holds thousands of rows' values until answered: a few in flight keep the server busy.
-        if pending.count(where: { $0.inserted != nil }) >= Self.insertDepth { try waitForPending() }
-        try send(sql, bindings: bindings, object: nil, inserted: inserted)
+        if pending.count(where: { $0.keyed != nil }) >= Self.keyedDepth { try waitForPending() }
+        try send(sql, bindings: bindings, object: nil, keyed: objects)
     }
 
-    private mutating func send(_ sql: String, bindings: PostgresBindings, object: ManagedObjectID?, inserted: [Int64: ManagedObjectID]?) throws {
+    private mutating func send(_ sql: String, bindings: PostgresBindings, object: ManagedObjectID?, keyed: [Int64: ManagedObjectID]?) throws {
         guard !connection.isClosed else { throw PostgresStoreError(.unreachable, "the connection to the server is closed") }
         if pending.count >= Self.depth { try waitForPending() }
-        pending.append((connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger), object, inserted))
+        pending.append((connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger), object, keyed))
     }
 
     /// Waits for every statement sent; returns the objects whose statement changed no row. The
@@ -239,15 +239,15 @@ struct PipelinedStatements {
 
     private mutating func waitForPending() throws {
         defer { pending.removeAll(keepingCapacity: true) }
-        for (result, object, inserted) in pending {
+        for (result, object, keyed) in pending {
             let answer: PostgresQueryResult
             do {
                 answer = try connection.waitUnlessClosed(result)
             } catch {
                 throw PostgresSQL.storeError(error, doing: "a statement failed")
             }
-            if let inserted {
-                var missing = inserted
+            if let keyed {
+                var missing = keyed
                 for row in answer.rows {
                     if let key = try row.makeRandomAccess()[0].int64() { missing[key] = nil }
                 }

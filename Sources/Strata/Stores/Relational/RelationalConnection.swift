@@ -27,6 +27,13 @@ package protocol RelationalConnection: AnyObject {
     /// them in few statements; others call ``insertRowByRow(_:)``.
     func insert(_ batch: RelationalInsertBatch) throws
 
+    /// Updates a save's changed rows of one table in the same columns, or queues them, as
+    /// ``write(_:_:object:)`` would update each with the batch's row statement: a row whose
+    /// stored version differs changes nothing, and its object is among those ``finishWrites()``
+    /// returns. A driver that binds arrays updates them in few statements; others call
+    /// ``updateRowByRow(_:)``.
+    func update(_ batch: RelationalUpdateBatch) throws
+
     /// Removes the links of `owner` in a join table (`ownColumn` holding its key) to every
     /// target but `keeping`: in one statement where the database binds arrays, or by reading the
     /// links first.

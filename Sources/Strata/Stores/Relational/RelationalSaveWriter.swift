@@ -67,8 +67,18 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
                     [.integer(reference)], object: nil)
             }
         }
+        // Updates of the same entity and columns go to the connection as one batch (a driver
+        // that binds arrays updates them in a few statements).
+        var updates: [StatementKey: RelationalUpdateBatch] = [:]
+        func sendUpdates() throws {
+            for (_, batch) in updates where !batch.rows.isEmpty { try connection.update(batch) }
+            updates.removeAll(keepingCapacity: true)
+        }
         for (id, row) in changes.updated {
             let (entity, reference) = try place(of: id)
+            // A uniqueness check must see the values the updates before it wrote: an object may
+            // take a value another object of this save gave up.
+            if !entity.layout.uniquenessConstraints.isEmpty { try sendUpdates() }
             if let conflict = try uniquenessConflict(of: id, row: row, entity: entity, reference: reference) {
                 constraintConflicts.append(conflict)
                 continue
@@ -80,9 +90,19 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
             values.reserveCapacity(columns.count + 8)
             mapping.appendWrittenValues(of: row, entity: entity, columns: columns, to: &values)
             values += [.integer(reference), .integer(row.version)]
-            try connection.write(updateSQL(of: entity, columns: columns), values, object: id)
+            let key = StatementKey.update(entity: entity.number, columns: columns)
+            if updates[key] == nil {
+                updates[key] = RelationalUpdateBatch(
+                    table: entity.table, columns: ["Z_OPT"] + columnNames(of: entity, columns), rowSQL: updateSQL(of: entity, columns: columns))
+            }
+            updates[key]?.rows.append((values, id))
             versions[id] = row.version + 1
+            if let batch = updates[key], batch.rows.count >= RelationalInsertBatch.rowsPerBatch {
+                try connection.update(batch)
+                updates[key]?.rows.removeAll(keepingCapacity: true)
+            }
         }
+        try sendUpdates()
         // Inserts in reference order: of two new objects that clash, the later-numbered one is
         // the one reported, as on the other stores. Each entity's rows go to the connection as
         // one batch (a driver that binds arrays inserts them in a few statements).

@@ -43,6 +43,11 @@ package final class SQLiteRelationalConnection: RelationalConnection {
         try insertRowByRow(batch)
     }
 
+    /// SQLite binds no arrays, and a prepared statement per row costs no round trip.
+    package func update(_ batch: RelationalUpdateBatch) throws {
+        try updateRowByRow(batch)
+    }
+
     /// SQLite binds no arrays: the links are read, and the ones not kept deleted one by one.
     package func removeLinks(in table: String, ownColumn: String, otherColumn: String, of owner: Int64, keeping: [Int64]) throws {
         var stale: Set<Int64> = []
