@@ -46,9 +46,19 @@ extension ObjectGraph {
         guard !unprocessed.isEmpty else { return }
         tellObservers(objects: unprocessed.objects)
         let objects = unprocessed.objectsByChange
+        // While the notice goes out, its objects' values before it stay readable.
+        valuesBeforeAnnouncedChange = unprocessed.valuesBefore
+        defer { valuesBeforeAnnouncedChange = [:] }
         let change = unprocessed.take()
         context?.changes.send(change)
         if let context { NotificationCenter.default.post(objects.notification(of: change, postedBy: context)) }
+    }
+
+    /// `object`'s values before the changes of the current event: since the last notice, or,
+    /// while a notice goes out and the object has not changed since, before that notice's.
+    func valuesBeforeCurrentEvent(of object: ManagedObject) -> Row? {
+        let key = ObjectIdentifier(object)
+        return unprocessed.valuesBefore[key] ?? valuesBeforeAnnouncedChange[key]
     }
 
     func tellObserversOfReload() {

@@ -18,8 +18,10 @@ extension ObjectGraph {
         let isDeleted: Bool
     }
 
-    /// Records `object`'s state before its first change since the last undo group.
+    /// Records `object`'s state before its first change since the last undo group, and
+    /// since the last ``ObjectsDidChange``.
     func willChange(_ object: ManagedObject) {
+        unprocessed.willChange(object)
         guard let undoManager, undoManager.isUndoRegistrationEnabled, !isApplyingUndo else { return }
         let key = ObjectIdentifier(object)
         guard undoJournal[key] == nil else { return }

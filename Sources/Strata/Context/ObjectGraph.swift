@@ -46,6 +46,9 @@ final class ObjectGraph {
     var mergedDeletes: [ObjectIdentifier: ManagedObject] = [:]
     /// What changed since the context last processed its pending changes and said so.
     var unprocessed = UnprocessedChanges()
+    /// The values before the change an ``ObjectsDidChange`` being posted announces, by object:
+    /// what its observers read through ``ManagedObject/changedValuesForCurrentEvent()``.
+    var valuesBeforeAnnouncedChange: [ObjectIdentifier: Row] = [:]
     /// Fetched results controllers and observations of this context, told of its changes
     /// (weakly held).
     var changeObservers: [WeakContextChangeObserver] = []

@@ -6,7 +6,20 @@ struct UnprocessedChanges {
     private(set) var updated: [ObjectIdentifier: ManagedObject] = [:]
     private(set) var deleted: [ObjectIdentifier: ManagedObject] = [:]
 
+    /// Each object's values before its first change since the last notice, for objects that
+    /// were in the context then: what ``ManagedObject/changedValuesForCurrentEvent()`` compares
+    /// with.
+    private(set) var valuesBefore: [ObjectIdentifier: Row] = [:]
+
     var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+
+    /// Records `object`'s values before its first change since the last notice (unless it was
+    /// inserted since: it had none).
+    mutating func willChange(_ object: ManagedObject) {
+        let key = ObjectIdentifier(object)
+        guard valuesBefore[key] == nil, inserted[key] == nil else { return }
+        valuesBefore[key] = object.storage
+    }
 
     /// The objects the next notice names, as a notification gives them.
     var objectsByChange: ObjectsByChange {

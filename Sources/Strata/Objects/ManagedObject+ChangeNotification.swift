@@ -6,7 +6,6 @@ extension ManagedObject {
     public var hasPersistentChangedValues: Bool {
         if isInserted { return true }
         guard isUpdated, let snapshot else { return false }
-        let transient = Set(layout.attributes.filter(\.isTransient).map(\.name) + layout.relationships.filter(\.isTransient).map(\.name))
-        return changedKeys(from: snapshot).contains { !transient.contains($0) }
+        return !persistentChangedKeys(from: snapshot).isEmpty
     }
 }

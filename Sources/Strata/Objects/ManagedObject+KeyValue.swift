@@ -177,6 +177,22 @@ extension ManagedObject {
         return current.filter { changed.contains($0.key) }
     }
 
+    /// The persistent properties changed since the context last posted ``ObjectsDidChange``
+    /// (at the end of a `perform` block, a save, ``ManagedObjectContext/processPendingChanges()``),
+    /// with the values they had then: Core Data's `changedValuesForCurrentEvent()`.
+    ///
+    /// An observer of ``ObjectsDidChange`` reads what each object it is told of was before the
+    /// change announced. Core Data's reference calls these the "old values" (Objective-C) and
+    /// the "new values" (Swift) of the same method; Strata gives the old ones, which is what
+    /// the method is for — the new ones are the object's own. A property set back to its value
+    /// before is no change; an object inserted since the last notice had no values then, and
+    /// reports none. Values are in the form of ``changedValues()``; transient properties are
+    /// left out, as Core Data leaves them out.
+    public func changedValuesForCurrentEvent() -> [String: (any Sendable)?] {
+        guard let graph, let before = graph.valuesBeforeCurrentEvent(of: self) else { return [:] }
+        return values(of: before, keys: persistentChangedKeys(from: before))
+    }
+
     /// The values the store had when the object was last read or saved, for `keys` (all
     /// properties when `nil`), in the same form as ``changedValues()``.
     public func committedValues(forKeys keys: [String]?) -> [String: (any Sendable)?] {
@@ -255,6 +271,14 @@ extension ManagedObject {
             keys.append(relationship.name)
         }
         return keys
+    }
+
+    /// The keys of ``changedKeys(from:)`` that are stored, not transient.
+    func persistentChangedKeys(from snapshot: Row) -> [String] {
+        let changed = changedKeys(from: snapshot)
+        guard !changed.isEmpty else { return [] }
+        let transient = Set(layout.attributes.filter(\.isTransient).map(\.name) + layout.relationships.filter(\.isTransient).map(\.name))
+        return changed.filter { !transient.contains($0) }
     }
 
     private func values(of row: Row, keys: [String]?) -> [String: (any Sendable)?] {
