@@ -98,10 +98,11 @@ import Testing
         request.returnsDistinctResults = true
         request.resultType = .countResultType
         request.entity = try libraryModel().entitiesByName["Book"]
+        request.affectedStores = []
         request.usesFastPaths = false
         let original = Mirror(reflecting: request).children.map { "\($0.label ?? ""): \($0.value)" }
         let copied = Mirror(reflecting: request.retyped(to: NSDictionary.self)).children.map { "\($0.label ?? ""): \($0.value)" }
         #expect(copied == original)
-        #expect(original.count == 19, "every stored property set above; a new one must be set here and copied")
+        #expect(original.count == 20, "every stored property set above; a new one must be set here and copied")
     }
 }

@@ -88,6 +88,10 @@ public struct FetchRequest<Result>: Sendable {
     /// What a fetch of a ``FetchRequestResult`` request gives (Core Data's `resultType`);
     /// requests of a class, `NSDictionary`, ``ManagedObjectID`` or `NSNumber` give that.
     public var resultType = FetchRequestResultType.managedObjectResultType
+    /// The stores to search (Core Data's `affectedStores`); `nil`, the default, searches every
+    /// store of the coordinator. The context's unsaved new objects count for the store they go
+    /// to (their permanent ID's, or the store a save puts new objects in).
+    public var affectedStores: [PersistentStore]?
     /// The entity to fetch, as Core Data's `request.entity = …`: setting it sets
     /// ``entityName``. It gives back the entity set, while ``entityName`` still names it; `nil`
     /// for a request made with a name (Core Data resolves that one when it runs).
@@ -102,6 +106,11 @@ public struct FetchRequest<Result>: Sendable {
     /// Whether the fetch may use indexes and compiled row tests (tests turn it off to compare
     /// them with the general evaluator).
     var usesFastPaths = true
+
+    /// Whether the fetch searches the store of this identifier (``affectedStores``).
+    func searches(store identifier: String) -> Bool {
+        affectedStores?.contains { $0.identifier == identifier } ?? true
+    }
 
     /// A request for the objects of `entityName`, or of the entity whose class is `Result`.
     public init(entityName: String? = nil, predicate: FetchPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = []) {
@@ -129,6 +138,7 @@ public struct FetchRequest<Result>: Sendable {
         copy.returnsDistinctResults = returnsDistinctResults
         copy.resultType = resultType
         copy.requestedEntity = requestedEntity
+        copy.affectedStores = affectedStores
         copy.usesFastPaths = usesFastPaths
         return copy
     }

@@ -164,7 +164,7 @@ extension ObjectGraph {
                 if let reference = object.objectID.referenceNumber { changed[object.entity.name, default: []].insert(reference) }
             }
         }
-        for (store, tables) in generation.stores {
+        for (store, tables) in generation.stores where request.searches(store: store) {
             for name in names {
                 guard let table = tables[name], let entityLayout = model.layout(for: name) else { continue }
                 let skipped = changed[name] ?? []
@@ -193,7 +193,7 @@ extension ObjectGraph {
         }
         // An incremental store's objects are read through the generation's snapshot of it, an
         // entity at a time; the predicate is evaluated here on what the store returns.
-        for (store, snapshot) in generation.snapshots {
+        for (store, snapshot) in generation.snapshots where request.searches(store: store) {
             for name in names {
                 guard let entityLayout = model.layout(for: name) else { continue }
                 let skipped = changed[name] ?? []
@@ -203,14 +203,14 @@ extension ObjectGraph {
                 }
             }
         }
-        for (id, row) in parentRows where wanted.contains(id.entityName) {
+        for (id, row) in parentRows where wanted.contains(id.entityName) && searches(request, objectOf: id) {
             guard let row, let layout = model.layout(for: id.entityName) else { continue }
             if pending, let object = registered[id], object.hasChanges { continue }
             try consider(ObjectRef(id: id, row: row, layout: layout))
         }
         if pending {
             for object in inserted.values.elements + updated.values.elements
-            where !object.isDeleted && wanted.contains(object.entity.name) {
+            where !object.isDeleted && wanted.contains(object.entity.name) && searches(request, objectOf: object.objectID) {
                 try consider(ObjectRef(id: object.objectID, row: object.storage, layout: object.layout))
             }
         }
@@ -230,7 +230,15 @@ extension ObjectGraph {
         return Array(window)
     }
 
-    /// The one incremental store that alone holds a request's answer: its entity has no
+    /// Whether `request` searches the store of `id`, or, for a new object that has none yet, the
+    /// store a save puts new objects in.
+    func searches<Result>(_ request: FetchRequest<Result>, objectOf id: ManagedObjectID) -> Bool {
+        guard request.affectedStores != nil else { return true }
+        guard let store = id.space.store ?? coordinator.persistentStores.first(where: { !$0.isReadOnly })?.identifier else { return false }
+        return request.searches(store: store)
+    }
+
+    /// The one incremental store (of those the request searches) that alone holds a request's answer: its entity has no
     /// subentities in play, no atomic store has a table of it, and neither the context's unsaved
     /// changes (when the request includes them) nor a parent's can change the answer. The store
     /// may then sort, window, group and count in its own query.
@@ -242,8 +250,9 @@ extension ObjectGraph {
     ) -> (String, StoreSnapshot)? {
         let readsOthers = (request.sortDescriptors.map(\.key) + keyPaths).contains { $0.contains(".") }
         func concerns(_ entityName: String) -> Bool { readsOthers || entityName == names.first }
-        guard request.usesFastPaths, names.count == 1, let name = names.first, generation.snapshots.count == 1,
-            let (store, snapshot) = generation.snapshots.first, generation.stores.values.allSatisfy({ $0[name] == nil }),
+        let snapshots = generation.snapshots.filter { request.searches(store: $0.key) }
+        guard request.usesFastPaths, names.count == 1, let name = names.first, snapshots.count == 1, let (store, snapshot) = snapshots.first,
+            generation.stores.allSatisfy({ !request.searches(store: $0.key) || $0.value[name] == nil }),
             request.sortDescriptors.allSatisfy(\.sortsAsStores),
             !parentRows.keys.contains(where: { concerns($0.entityName) })
         else { return nil }
