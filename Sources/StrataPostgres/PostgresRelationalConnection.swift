@@ -15,7 +15,7 @@ final class PostgresRelationalConnection: RelationalConnection {
     /// as arrays; a table not here is written row by row.
     private let columnStorages: [String: [String: PostgresStorage]]
     /// The most rows one batched insert or update binds (its arrays' length).
-    static let rowsPerStatement = RelationalInsertBatch.rowsPerBatch
+    static let rowsPerStatement = RelationalWriteBatch.rowsPerBatch
 
     init(_ connection: PostgresConnection, dialect: SQLDialect, logger: Logger, columnStorages: [String: [String: PostgresStorage]] = [:]) {
         self.dialect = dialect
@@ -42,34 +42,43 @@ final class PostgresRelationalConnection: RelationalConnection {
     }
 
     /// The rows in statements of up to ``rowsPerStatement`` rows: each column bound as one array
-    /// (``PostgresColumnArray``) and spread into rows by `unnest`, so a save of many new objects
-    /// costs the server a few statements, not one per row. Rows whose values a column's array
-    /// cannot hold go row by row, as does a lone row.
-    func insert(_ batch: RelationalInsertBatch) throws {
-        guard batch.rows.count > 1, let kinds = storages(of: batch.columns, in: batch.table) else { return try insertRowByRow(batch) }
-        let sql = "INSERT INTO \(dialect.table(batch.table)) (\(batch.columns.map(dialect.column).joined(separator: ", "))) "
-            + "SELECT * FROM unnest(\(arrays(kinds))) ON CONFLICT (\(dialect.column("Z_PK"))) DO NOTHING RETURNING \(dialect.column("Z_PK"))"
-        try send(sql, kinds: kinds, rows: batch.rows, keyAt: 0, rowSQL: batch.rowSQL)
-    }
-
-    /// The rows in statements of up to ``rowsPerStatement`` rows, as ``insert(_:)`` binds them:
-    /// one `UPDATE … FROM unnest(…)` joins each row's new values to the stored row of its key and
-    /// version, and returns the keys it changed, so an object whose version differs is found
-    /// as the per-row statement finds it.
-    func update(_ batch: RelationalUpdateBatch) throws {
-        let bound = batch.columns + ["Z_PK", "Z_OPT"]
-        guard batch.rows.count > 1, let kinds = storages(of: bound, in: batch.table) else { return try updateRowByRow(batch) }
-        // The unnested columns are named by position: `v1` … for the new values, then the key and
-        // the version read.
+    /// (``PostgresColumnArray``) and spread into rows by `unnest`, so a save of many objects
+    /// costs the server a few statements, not one per row. Each statement returns the keys it
+    /// wrote, so an object whose key was taken (an insert) or whose version another save moved
+    /// on (an update, a delete) is found as the per-row statement finds it. Rows whose values a
+    /// column's array cannot hold go row by row, as does a lone row.
+    func write(_ batch: RelationalWriteBatch) throws {
+        let bound: [String]
+        switch batch.kind {
+        case .insert(let columns): bound = columns
+        case .update(let columns): bound = columns + ["Z_PK", "Z_OPT"]
+        case .delete: bound = ["Z_PK", "Z_OPT"]
+        }
+        guard batch.rows.count > 1, let kinds = storages(of: bound, in: batch.table) else { return try writeRowByRow(batch) }
+        let table = dialect.table(batch.table)
+        let returning = "RETURNING \(dialect.column("Z_PK", of: "stored"))"
+        // An update's and a delete's unnested columns are named by position (`v1` …), the last
+        // two being the key and the version read.
         let names = bound.indices.map { "v\($0 + 1)" }
-        let assignments = batch.columns.indices.map { "\(dialect.column(batch.columns[$0])) = \(dialect.column(names[$0], of: "changed"))" }
-        let key = dialect.column(names[batch.columns.count], of: "changed")
-        let version = dialect.column(names[batch.columns.count + 1], of: "changed")
-        let sql = "UPDATE \(dialect.table(batch.table)) AS stored SET \(assignments.joined(separator: ", ")) "
-            + "FROM unnest(\(arrays(kinds))) AS changed(\(names.map(dialect.column).joined(separator: ", "))) "
-            + "WHERE \(dialect.column("Z_PK", of: "stored")) = \(key) AND \(dialect.column("Z_OPT", of: "stored")) = \(version) "
-            + "RETURNING \(dialect.column("Z_PK", of: "stored"))"
-        try send(sql, kinds: kinds, rows: batch.rows, keyAt: batch.columns.count, rowSQL: batch.rowSQL)
+        let unnested = "unnest(\(arrays(kinds))) AS written(\(names.map(dialect.column).joined(separator: ", ")))"
+        func matched() -> String {
+            "\(dialect.column("Z_PK", of: "stored")) = \(dialect.column(names[names.count - 2], of: "written")) "
+                + "AND \(dialect.column("Z_OPT", of: "stored")) = \(dialect.column(names[names.count - 1], of: "written"))"
+        }
+        let sql: String
+        switch batch.kind {
+        case .insert(let columns):
+            sql = "INSERT INTO \(table) AS stored (\(columns.map(dialect.column).joined(separator: ", "))) SELECT * FROM unnest(\(arrays(kinds))) "
+                + "ON CONFLICT (\(dialect.column("Z_PK"))) DO NOTHING \(returning)"
+        case .update(let columns):
+            let assignments = columns.indices.map { "\(dialect.column(columns[$0])) = \(dialect.column(names[$0], of: "written"))" }
+            sql = "UPDATE \(table) AS stored SET \(assignments.joined(separator: ", ")) FROM \(unnested) WHERE \(matched()) \(returning)"
+        case .delete:
+            sql = "DELETE FROM \(table) AS stored USING \(unnested) WHERE \(matched()) \(returning)"
+        }
+        // A new row's key is its first value; a changed or deleted row's, the last but one.
+        let keyAt = if case .insert = batch.kind { 0 } else { bound.count - 2 }
+        try send(sql, kinds: kinds, rows: batch.rows, keyAt: keyAt, rowSQL: batch.rowSQL)
     }
 
     /// How `table` stores each of `columns` (the bookkeeping columns hold integers), or `nil`

@@ -105,13 +105,13 @@ struct PostgresBatchedInsertTests {
         let entityNumber = try #require(store.mapping.entities["Reading"]?.number)
         let (unchanged, titles) = try store.pool.withConnection { connection in
             let session = PostgresRelationalConnection(connection, dialect: store.dialect, logger: store.logger, columnStorages: store.columnStorages)
-            var batch = RelationalInsertBatch(
-                table: "ZREADING", columns: ["Z_PK", "Z_ENT", "Z_OPT", "ZTITLE"],
+            var batch = RelationalWriteBatch(
+                .insert(columns: ["Z_PK", "Z_ENT", "Z_OPT", "ZTITLE"]), table: "ZREADING",
                 rowSQL: "INSERT INTO \(store.dialect.table("ZREADING")) (\"Z_PK\", \"Z_ENT\", \"Z_OPT\", \"ZTITLE\") VALUES ($1, $2, $3, $4) ON CONFLICT (\"Z_PK\") DO NOTHING")
             for (id, title) in zip([fresh[0], taken, fresh[1]], ["a", "clash", "b"]) {
                 batch.rows.append(([.integer(id.referenceNumber ?? 0), .integer(Int64(entityNumber)), .integer(1), .text(title)], id))
             }
-            try session.insert(batch)
+            try session.write(batch)
             let unchanged = try session.finishWrites()
             var titles: [String] = []
             try session.forEachRow("SELECT \"ZTITLE\" FROM \(store.dialect.table("ZREADING")) ORDER BY \"Z_PK\"", []) {

@@ -21,18 +21,12 @@ package protocol RelationalConnection: AnyObject {
     /// storage classes Core Data's encodings use (integers, doubles, text, bytes).
     func forEachRow(_ sql: String, _ values: [SQLValue], _ body: ([SQLValue]) throws -> Void) throws
 
-    /// Inserts a save's new rows of one entity, or queues them, as ``write(_:_:object:)`` would
-    /// insert each with the batch's row statement: a row whose key is taken inserts nothing, and
-    /// its object is among those ``finishWrites()`` returns. A driver that binds arrays inserts
-    /// them in few statements; others call ``insertRowByRow(_:)``.
-    func insert(_ batch: RelationalInsertBatch) throws
-
-    /// Updates a save's changed rows of one table in the same columns, or queues them, as
-    /// ``write(_:_:object:)`` would update each with the batch's row statement: a row whose
-    /// stored version differs changes nothing, and its object is among those ``finishWrites()``
-    /// returns. A driver that binds arrays updates them in few statements; others call
-    /// ``updateRowByRow(_:)``.
-    func update(_ batch: RelationalUpdateBatch) throws
+    /// Writes a save's rows of one table (inserts, updates of the same columns, or deletes), or
+    /// queues them, as ``write(_:_:object:)`` would write each with the batch's row statement: a
+    /// row that changes nothing — a key taken, a version another save moved on — has its object
+    /// among those ``finishWrites()`` returns. A driver that binds arrays writes them in few
+    /// statements; others call ``writeRowByRow(_:)``.
+    func write(_ batch: RelationalWriteBatch) throws
 
     /// Removes the links of `owner` in a join table (`ownColumn` holding its key) to every
     /// target but `keeping`: in one statement where the database binds arrays, or by reading the

@@ -51,15 +51,23 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
 
         // Deletes first: a value a deleted object held under a uniqueness constraint is free for
         // an object this save inserts. In one order on every server (entity, then key), so that
-        // two saves deleting the same objects take their locks in the same order.
+        // two saves deleting the same objects take their locks in the same order as far as the
+        // driver keeps it (one that deletes a batch in one statement may not; the store retries
+        // a save the server stopped for a deadlock). Each entity's rows go as one batch.
         let deleted = try changes.deleted.map { id, version in (id, version, try place(of: id)) }
             .sorted { ($0.2.entity.number, $0.2.reference) < ($1.2.entity.number, $1.2.reference) }
+        var deletes: RelationalWriteBatch?
         for (id, version, (entity, reference)) in deleted {
-            try connection.write(
-                sql(.delete(entity: entity.number)) {
-                    "DELETE FROM \(dialect.table(entity.table)) WHERE \(dialect.column("Z_PK")) = \(dialect.placeholder(1)) "
-                        + "AND \(dialect.column("Z_OPT")) = \(dialect.placeholder(2))"
-                }, [.integer(reference), .integer(version)], object: id)
+            let rowSQL = deleteSQL(of: entity)
+            if deletes?.rowSQL != rowSQL {
+                if let batch = deletes, !batch.rows.isEmpty { try connection.write(batch) }
+                deletes = RelationalWriteBatch(.delete, table: entity.table, rowSQL: rowSQL)
+            }
+            deletes?.rows.append(([.integer(reference), .integer(version)], id))
+            if let batch = deletes, batch.rows.count >= RelationalWriteBatch.rowsPerBatch {
+                try connection.write(batch)
+                deletes?.rows.removeAll(keepingCapacity: true)
+            }
             for toMany in entity.toManys {
                 guard case .joinTable(let table, let own, _, _, _, _) = toMany.storage else { continue }
                 try connection.write(
@@ -67,11 +75,11 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
                     [.integer(reference)], object: nil)
             }
         }
-        // Updates of the same entity and columns go to the connection as one batch (a driver
-        // that binds arrays updates them in a few statements).
-        var updates: [StatementKey: RelationalUpdateBatch] = [:]
+        if let batch = deletes, !batch.rows.isEmpty { try connection.write(batch) }
+        // Updates of the same entity and columns go to the connection as one batch.
+        var updates: [StatementKey: RelationalWriteBatch] = [:]
         func sendUpdates() throws {
-            for (_, batch) in updates where !batch.rows.isEmpty { try connection.update(batch) }
+            for (_, batch) in updates where !batch.rows.isEmpty { try connection.write(batch) }
             updates.removeAll(keepingCapacity: true)
         }
         for (id, row) in changes.updated {
@@ -92,13 +100,13 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
             values += [.integer(reference), .integer(row.version)]
             let key = StatementKey.update(entity: entity.number, columns: columns)
             if updates[key] == nil {
-                updates[key] = RelationalUpdateBatch(
-                    table: entity.table, columns: ["Z_OPT"] + columnNames(of: entity, columns), rowSQL: updateSQL(of: entity, columns: columns))
+                updates[key] = RelationalWriteBatch(
+                    .update(columns: ["Z_OPT"] + columnNames(of: entity, columns)), table: entity.table, rowSQL: updateSQL(of: entity, columns: columns))
             }
             updates[key]?.rows.append((values, id))
             versions[id] = row.version + 1
-            if let batch = updates[key], batch.rows.count >= RelationalInsertBatch.rowsPerBatch {
-                try connection.update(batch)
+            if let batch = updates[key], batch.rows.count >= RelationalWriteBatch.rowsPerBatch {
+                try connection.write(batch)
                 updates[key]?.rows.removeAll(keepingCapacity: true)
             }
         }
@@ -106,7 +114,7 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
         // Inserts in reference order: of two new objects that clash, the later-numbered one is
         // the one reported, as on the other stores. Each entity's rows go to the connection as
         // one batch (a driver that binds arrays inserts them in a few statements).
-        var batches: [Int: RelationalInsertBatch] = [:]
+        var batches: [Int: RelationalWriteBatch] = [:]
         for (id, row) in changes.inserted.sorted(by: { ($0.key.referenceNumber ?? 0) < ($1.key.referenceNumber ?? 0) }) {
             let (entity, reference) = try place(of: id)
             if let conflict = try uniquenessConflict(of: id, row: row, entity: entity, reference: reference) {
@@ -121,20 +129,20 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
             values.reserveCapacity(entity.writtenColumns.count + 8)
             mapping.appendWrittenValues(of: row, entity: entity, columns: entity.writtenColumns, to: &values)
             if batches[entity.number] == nil {
-                batches[entity.number] = RelationalInsertBatch(
-                    table: entity.table, columns: ["Z_PK", "Z_ENT", "Z_OPT"] + columnNames(of: entity, entity.writtenColumns),
+                batches[entity.number] = RelationalWriteBatch(
+                    .insert(columns: ["Z_PK", "Z_ENT", "Z_OPT"] + columnNames(of: entity, entity.writtenColumns)), table: entity.table,
                     rowSQL: insertSQL(of: entity))
             }
             batches[entity.number]?.rows.append((values, id))
             versions[id] = version
             // Handed on every so many rows, so that a save of a million objects never holds
             // all their values at once.
-            if let batch = batches[entity.number], batch.rows.count >= RelationalInsertBatch.rowsPerBatch {
-                try connection.insert(batch)
+            if let batch = batches[entity.number], batch.rows.count >= RelationalWriteBatch.rowsPerBatch {
+                try connection.write(batch)
                 batches[entity.number]?.rows.removeAll(keepingCapacity: true)
             }
         }
-        for (_, batch) in batches.sorted(by: { $0.key < $1.key }) where !batch.rows.isEmpty { try connection.insert(batch) }
+        for (_, batch) in batches.sorted(by: { $0.key < $1.key }) where !batch.rows.isEmpty { try connection.write(batch) }
         let conflicts = try connection.finishWrites()
         guard conflicts.isEmpty else { throw PersistenceError.changedSinceRead(conflicts) }
         guard constraintConflicts.isEmpty else {
@@ -193,6 +201,14 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
             if index < entity.storedAttributeIndices.count { return [entity.attributes[entity.storedAttributeIndices[index]].column] }
             let toOne = entity.toOnes[index - entity.storedAttributeIndices.count]
             return [toOne.column] + (toOne.entityColumn.map { [$0] } ?? [])
+        }
+    }
+
+    /// `DELETE` of a row, where `Z_PK` and the old `Z_OPT` match.
+    private func deleteSQL(of entity: CoreDataTableMapping.Entity) -> String {
+        sql(.delete(entity: entity.number)) {
+            "DELETE FROM \(dialect.table(entity.table)) WHERE \(dialect.column("Z_PK")) = \(dialect.placeholder(1)) "
+                + "AND \(dialect.column("Z_OPT")) = \(dialect.placeholder(2))"
         }
     }
 

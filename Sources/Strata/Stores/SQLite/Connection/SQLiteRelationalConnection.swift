@@ -39,13 +39,8 @@ package final class SQLiteRelationalConnection: RelationalConnection {
     }
 
     /// SQLite binds no arrays, and a prepared statement per row costs no round trip.
-    package func insert(_ batch: RelationalInsertBatch) throws {
-        try insertRowByRow(batch)
-    }
-
-    /// SQLite binds no arrays, and a prepared statement per row costs no round trip.
-    package func update(_ batch: RelationalUpdateBatch) throws {
-        try updateRowByRow(batch)
+    package func write(_ batch: RelationalWriteBatch) throws {
+        try writeRowByRow(batch)
     }
 
     /// SQLite binds no arrays: the links are read, and the ones not kept deleted one by one.

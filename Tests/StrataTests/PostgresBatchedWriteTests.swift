@@ -5,14 +5,15 @@ import StrataTestSupport
 import Testing
 
 /// A save's changed rows go to PostgreSQL as one `UPDATE … FROM unnest(…)` per entity, columns
-/// changed and 10,000 rows (issue 34): every value must read back as saved — each of the four
-/// column storages, values set to `NULL`, to-ones moved and cleared, objects of one table
-/// changed in different columns — and optimistic locking must still name each object another
-/// server changed since its context read it, and keep nothing of that save (Core Data's
-/// optimistic locking: `NSManagedObjectContext.save()` fails with the conflicts and the store
-/// is unchanged).
+/// changed and 10,000 rows, its deleted rows as one `DELETE … USING unnest(…)` per table
+/// (issue 34): every value must read back as saved — each of the four column storages, values
+/// set to `NULL`, to-ones moved and cleared, objects of one table changed in different
+/// columns — exactly the deleted objects must be gone, and optimistic locking must still name
+/// each object another server changed since its context read it, and keep nothing of that save
+/// (Core Data's optimistic locking: `NSManagedObjectContext.save()` fails with the conflicts
+/// and the store is unchanged).
 @Suite(.enabled(if: PostgresTestServer.isAvailable, "needs STRATA_POSTGRES_URL (scripts/test starts a server)"))
-struct PostgresBatchedUpdateTests {
+struct PostgresBatchedWriteTests {
     static let model = PostgresBatchedInsertTests.model
 
     static func server(_ url: URL) async throws -> PersistentStoreCoordinator {
@@ -76,10 +77,59 @@ struct PostgresBatchedUpdateTests {
         #expect(read == saved)
     }
 
-    /// Another server changes three of 300 objects; a context that read all 300 then changes
-    /// them all: its save names exactly those three and leaves every stored value as it was.
-    @Test func eachObjectAnotherServerChangedIsAConflict() async throws {
+    @Test(arguments: [2, 12_345])
+    func aSaveDeletingManyObjectsDeletesExactlyThose(count: Int) async throws {
         let url = try await PostgresTestServer.newStoreURL()
+        let writer = try await Self.server(url)
+        let kept = try await backgroundContext(writer).perform { context in
+            var random = SplitMix64(seed: UInt64(count) &+ 11)
+            var objects: [ManagedObject] = []
+            for _ in 0..<count {
+                let bits = random.next()
+                let object = try context.insertNewObject(forEntityName: bits % 3 == 0 ? "Audiobook" : "Reading")
+                try Self.change(object, bits | 0xFF00, among: objects)
+                objects.append(object)
+            }
+            try context.save()
+            // Deleted in one save: about two in three, of both entities of the one table, with
+            // their links to the others nullified.
+            var kept: [ManagedObject] = []
+            for object in objects {
+                if random.next() % 3 == 0 { kept.append(object) } else { context.delete(object) }
+            }
+            if kept.count == count { context.delete(kept.removeLast()) }
+            try context.save()
+            return try PostgresBatchedInsertTests.snapshot(kept)
+        }
+        let reader = try await Self.server(url)
+        let read = try await backgroundContext(reader).perform { context in
+            try PostgresBatchedInsertTests.snapshot(context.fetch(FetchRequest<ManagedObject>(entityName: "Reading")))
+        }
+        #expect(read == kept)
+    }
+
+    /// Another server changes three of 300 objects; a context that read all 300 then deletes
+    /// them all: its save names exactly those three and deletes nothing.
+    @Test func eachObjectAnotherServerChangedIsAConflictOfTheDelete() async throws {
+        let url = try await PostgresTestServer.newStoreURL()
+        let (ids, overtaken, late) = try await Self.overtake(url)
+        try await late.perform { context in
+            for id in ids { context.delete(try context.existingObject(with: id)) }
+        }
+        let error = await #expect(throws: PersistenceError.self) {
+            try await late.perform { try $0.save() }
+        }
+        #expect(error?.code == .conflict)
+        #expect(Set(error?.objectIDs ?? []) == Set(overtaken))
+        let count = try await backgroundContext(try await Self.server(url)).perform { context in
+            try context.count(for: FetchRequest<ManagedObject>(entityName: "Reading"))
+        }
+        #expect(count == 300, "the overtaken save deleted nothing")
+    }
+
+    /// 300 objects saved, a context of another server that has read them all, and three of them
+    /// changed by the first server since.
+    static func overtake(_ url: URL) async throws -> (ids: [ManagedObjectID], overtaken: [ManagedObjectID], late: ManagedObjectContext) {
         let first = try await Self.server(url)
         let ids = try await backgroundContext(first).perform { context in
             let objects = try (0..<300).map { index in
@@ -90,15 +140,25 @@ struct PostgresBatchedUpdateTests {
             try context.save()
             return objects.map(\.objectID)
         }
-        let second = try await Self.server(url)
-        let late = backgroundContext(second)
+        let late = backgroundContext(try await Self.server(url))
         try await late.perform { context in
-            for id in ids { try context.existingObject(with: id).setValue("late", forKey: "title") }
+            for id in ids { _ = try context.existingObject(with: id).value(forKey: "title") }
         }
         let overtaken = [ids[3], ids[150], ids[299]]
         try await backgroundContext(first).perform { context in
             for id in overtaken { try context.existingObject(with: id).setValue("other server", forKey: "title") }
             try context.save()
+        }
+        return (ids, overtaken, late)
+    }
+
+    /// Another server changes three of 300 objects; a context that read all 300 then changes
+    /// them all: its save names exactly those three and leaves every stored value as it was.
+    @Test func eachObjectAnotherServerChangedIsAConflict() async throws {
+        let url = try await PostgresTestServer.newStoreURL()
+        let (ids, overtaken, late) = try await Self.overtake(url)
+        try await late.perform { context in
+            for id in ids { try context.existingObject(with: id).setValue("late", forKey: "title") }
         }
         let error = await #expect(throws: PersistenceError.self) {
             try await late.perform { try $0.save() }
