@@ -17,7 +17,9 @@ final class PostgresRelationalConnection: RelationalConnection {
     /// The most rows one batched insert or update binds (its arrays' length).
     static let rowsPerStatement = RelationalWriteBatch.rowsPerBatch
 
-    init(_ connection: PostgresConnection, dialect: SQLDialect, logger: Logger, columnStorages: [String: [String: PostgresStorage]] = [:]) {
+    /// A connection writing through `connection`. Without `columnStorages` (a check that
+    /// writes no rows) every batch goes row by row.
+    init(_ connection: PostgresConnection, dialect: SQLDialect, logger: Logger, columnStorages: [String: [String: PostgresStorage]]) {
         self.dialect = dialect
         self.columnStorages = columnStorages
         statements = PipelinedStatements(connection: connection, logger: logger)

@@ -11,7 +11,7 @@ extension PostgresStore: BatchExecutingStore {
         guard let update = try RelationalBatchUpdate(request, names: names, mapping: mapping, store: identifier, dialect: dialect) else { return nil }
         return try saving([]) { connection -> ([ManagedObjectID]?, Int64?) in
             try lockSchemaForSave(connection)
-            let session = PostgresRelationalConnection(connection, dialect: dialect, logger: logger)
+            let session = relationalSession(connection)
             guard let changed = try update.run(on: session) else { return (nil, nil) }
             guard !changed.isEmpty else { return (changed, nil) }
             var changes = RowChanges()
@@ -30,7 +30,7 @@ extension PostgresStore: BatchExecutingStore {
         guard let delete = RelationalBatchDelete(request, names: names, mapping: mapping, store: identifier, dialect: dialect) else { return nil }
         return try saving([]) { connection -> ([ManagedObjectID]?, Int64?) in
             try lockSchemaForSave(connection)
-            let session = PostgresRelationalConnection(connection, dialect: dialect, logger: logger)
+            let session = relationalSession(connection)
             guard let ids = try delete.selectObjects(on: session) else { return (nil, nil) }
             var changes = RowChanges()
             for id in ids { changes.deleted[id] = 0 }
@@ -61,7 +61,7 @@ extension PostgresStore: BatchExecutingStore {
         let history = tracksPersistentHistory ? SaveHistory(author: author, contextName: contextName, updatedProperties: [:]) : nil
         return try saving(ids) { connection in
             try lockSchemaForSave(connection)
-            let session = PostgresRelationalConnection(connection, dialect: dialect, logger: logger)
+            let session = relationalSession(connection)
             _ = try RelationalSaveWriter(mapping: mapping, connection: session, store: self).write(changes)
             return (ids, try finishSave(changes, history: history, tombstones: [:], connection: connection))
         }

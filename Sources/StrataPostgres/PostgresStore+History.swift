@@ -276,7 +276,7 @@ extension PostgresStore {
         }
         return try withTransaction { connection in
             guard try hasHistoryTables(connection) else { return 0 }
-            let session = PostgresRelationalConnection(connection, dialect: dialect, logger: logger)
+            let session = relationalSession(connection)
             return try RelationalHistory.removeTransactions(before: position, storeIdentifier: identifier, connection: session)
         }
     }
@@ -286,7 +286,7 @@ extension PostgresStore {
     package func recordedHistoryBounds() throws -> (last: Int64, firstKept: Int64) {
         try pool.withConnection { connection in
             guard try hasHistoryTables(connection) else { return (0, 1) }
-            return try RelationalHistory.bounds(connection: PostgresRelationalConnection(connection, dialect: dialect, logger: logger))
+            return try RelationalHistory.bounds(connection: relationalSession(connection))
         }
     }
 

@@ -173,7 +173,8 @@ extension PostgresStore {
             for (old, new) in step.mapping.entityRenames {
                 if let a = source.entities[old]?.number, let b = destination.entities[new]?.number { numbers[a] = b }
             }
-            let session = PostgresRelationalConnection(connection, dialect: .postgreSQL(schema: location.schema), logger: logger)
+            let session = PostgresRelationalConnection(
+                connection, dialect: .postgreSQL(schema: location.schema), logger: logger, columnStorages: [:])  // writes no batches
             guard let last = try RelationalHistory.renumber(numbers, connection: session) else { return }
             logger.warning(
                 "persistent history cut: an entity it names does not carry over", metadata: ["store": "\(location)", "through transaction": "\(last)"])

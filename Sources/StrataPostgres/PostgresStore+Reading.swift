@@ -121,7 +121,7 @@ extension PostgresStore {
         let spaces = mapping.entityNames.mapValues { ObjectIDSpace.make(store: identifier, entityName: $0) }
         return try read(snapshot) { connection in
             var groups: [StoreGroup] = []
-            let session = PostgresRelationalConnection(connection, dialect: dialect, logger: logger)
+            let session = relationalSession(connection)
             try session.forEachRow(grouping.sql, grouping.bindings) { row in
                 groups.append(
                     try grouping.group(

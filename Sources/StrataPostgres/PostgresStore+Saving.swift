@@ -15,10 +15,16 @@ extension PostgresStore {
         try saving(Array(changes.inserted.keys) + Array(changes.updated.keys)) { connection in
             try lockSchemaForSave(connection)
             let tombstones = history == nil ? [:] : try self.tombstones(of: changes.deleted, connection: connection)
-            let session = PostgresRelationalConnection(connection, dialect: dialect, logger: logger, columnStorages: columnStorages)
+            let session = relationalSession(connection)
             let versions = try RelationalSaveWriter(mapping: mapping, connection: session, store: self).write(changes)
             return (versions, try finishSave(changes, history: history, tombstones: tombstones, connection: connection))
         }
+    }
+
+    /// `connection` as the relational core uses it, binding batched writes by this store's
+    /// column storages.
+    func relationalSession(_ connection: PostgresConnection) -> PostgresRelationalConnection {
+        PostgresRelationalConnection(connection, dialect: dialect, logger: logger, columnStorages: columnStorages)
     }
 
     /// Runs `body` as one save: in a transaction, tried again whole on a conflict with another

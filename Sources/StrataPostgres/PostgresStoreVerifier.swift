@@ -45,7 +45,8 @@ package struct PostgresStoreVerifier {
                 guard case .text(let table) = try cells[0].value(as: .text), case .text(let column) = try cells[1].value(as: .text) else { continue }
                 columns[table, default: []].insert(column)
             }
-            let session = PostgresRelationalConnection(connection, dialect: .postgreSQL(schema: location.schema), logger: logger)
+            let session = PostgresRelationalConnection(
+                connection, dialect: .postgreSQL(schema: location.schema), logger: logger, columnStorages: [:])  // writes no batches
             var check = RelationalStoreCheck(connection: session, mapping: CoreDataTableMapping(model: model))
             try check.run(columns: columns)
             objectCounts = check.objectCounts

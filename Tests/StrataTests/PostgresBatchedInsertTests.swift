@@ -104,7 +104,7 @@ struct PostgresBatchedInsertTests {
         let fresh = [key + 100, key + 101].map { store.objectID(entity: "Reading", reference: $0) }
         let entityNumber = try #require(store.mapping.entities["Reading"]?.number)
         let (unchanged, titles) = try store.pool.withConnection { connection in
-            let session = PostgresRelationalConnection(connection, dialect: store.dialect, logger: store.logger, columnStorages: store.columnStorages)
+            let session = store.relationalSession(connection)
             var batch = RelationalWriteBatch(
                 .insert(columns: ["Z_PK", "Z_ENT", "Z_OPT", "ZTITLE"]), table: "ZREADING",
                 rowSQL: "INSERT INTO \(store.dialect.table("ZREADING")) (\"Z_PK\", \"Z_ENT\", \"Z_OPT\", \"ZTITLE\") VALUES ($1, $2, $3, $4) ON CONFLICT (\"Z_PK\") DO NOTHING")
