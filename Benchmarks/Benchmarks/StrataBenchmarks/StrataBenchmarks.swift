@@ -410,7 +410,7 @@ let benchmarks: @Sendable () -> Void = {
             let schema = PostgresNIOPeer.newSchema("batch_insert")
             benchmark.startMeasurement()
             let connection = try await PostgresNIOPeer.create(schema: schema)
-            try await PostgresNIOPeer.insert(records, into: connection)
+            try await PostgresNIOPeer.insertBatched(records, into: connection)
             benchmark.stopMeasurement()
             try await connection.close()
         }
