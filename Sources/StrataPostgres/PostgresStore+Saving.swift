@@ -109,12 +109,23 @@ extension PostgresStore {
     /// per hierarchy outside any save's transaction: never handed out twice, by any server, even
     /// when the save that asked for them fails.
     func takeReferenceNumbers(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID] {
+        // Each entity is looked up once, by its space, not once per object: a save of many new
+        // objects names few entities.
+        var permanentSpaces: [ObjectIdentifier: ObjectIDSpace] = [:]
         var byRoot: [Int: [Int]] = [:]  // root entity number → positions in objectIDs
+        var rootOfSpace: [ObjectIdentifier: Int] = [:]
         for (position, id) in objectIDs.enumerated() {
+            let space = ObjectIdentifier(id.space)
+            if let root = rootOfSpace[space] {
+                byRoot[root, default: []].append(position)
+                continue
+            }
             guard let table = mapping.entities[id.entityName] else {
                 throw PersistenceError(.unknownEntity, objectIDs: [id], "the store has no table for the entity '\(id.entityName)'")
             }
             let root = mapping.entities[table.layout.rootEntityName]?.number ?? table.number
+            rootOfSpace[space] = root
+            permanentSpaces[space] = ObjectIDSpace.make(store: identifier, entityName: id.entityName)
             byRoot[root, default: []].append(position)
         }
         var ids = objectIDs
@@ -133,7 +144,8 @@ extension PostgresStore {
                     throw Self.migratedElsewhere()
                 }
                 for (offset, position) in positions.enumerated() {
-                    ids[position] = objectID(entity: objectIDs[position].entityName, reference: last - Int64(positions.count) + 1 + Int64(offset))
+                    guard let space = permanentSpaces[ObjectIdentifier(objectIDs[position].space)] else { continue }
+                    ids[position] = ManagedObjectID(space: space, number: last - Int64(positions.count) + 1 + Int64(offset))
                 }
             }
         }

@@ -16,8 +16,9 @@ struct UnprocessedChanges {
     /// Records `object`'s values before its first change since the last notice (unless it was
     /// inserted since: it had none).
     mutating func willChange(_ object: ManagedObject) {
+        // An object inserted since is asked about first: a new object's every set comes here.
         let key = ObjectIdentifier(object)
-        guard valuesBefore[key] == nil, inserted[key] == nil else { return }
+        guard inserted[key] == nil, valuesBefore[key] == nil else { return }
         valuesBefore[key] = object.storage
     }
 
