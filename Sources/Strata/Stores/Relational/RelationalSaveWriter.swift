@@ -53,20 +53,13 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
         // an object this save inserts. In one order on every server (entity, then key), so that
         // two saves deleting the same objects take their locks in the same order as far as the
         // driver keeps it (one that deletes a batch in one statement may not; the store retries
-        // a save the server stopped for a deadlock). Each entity's rows go as one batch.
+        // a save the server stopped for a deadlock). Each table's rows go as one batch.
         let deleted = try changes.deleted.map { id, version in (id, version, try place(of: id)) }
             .sorted { ($0.2.entity.number, $0.2.reference) < ($1.2.entity.number, $1.2.reference) }
-        var deletes: RelationalWriteBatch?
+        var deletes = RelationalBatchGatherer<String>()
         for (id, version, (entity, reference)) in deleted {
-            let rowSQL = deleteSQL(of: entity)
-            if deletes?.rowSQL != rowSQL {
-                if let batch = deletes, !batch.rows.isEmpty { try connection.write(batch) }
-                deletes = RelationalWriteBatch(.delete, table: entity.table, rowSQL: rowSQL)
-            }
-            deletes?.rows.append(([.integer(reference), .integer(version)], id))
-            if let batch = deletes, batch.rows.count >= RelationalWriteBatch.rowsPerBatch {
-                try connection.write(batch)
-                deletes?.rows.removeAll(keepingCapacity: true)
+            try deletes.add([.integer(reference), .integer(version)], of: id, to: entity.table, connection: connection) {
+                RelationalWriteBatch(.delete, table: entity.table, rowSQL: deleteSQL(of: entity))
             }
             for toMany in entity.toManys {
                 guard case .joinTable(let table, let own, _, _, _, _) = toMany.storage else { continue }
@@ -75,18 +68,14 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
                     [.integer(reference)], object: nil)
             }
         }
-        if let batch = deletes, !batch.rows.isEmpty { try connection.write(batch) }
+        try deletes.sendAll(to: connection)
         // Updates of the same entity and columns go to the connection as one batch.
-        var updates: [StatementKey: RelationalWriteBatch] = [:]
-        func sendUpdates() throws {
-            for (_, batch) in updates where !batch.rows.isEmpty { try connection.write(batch) }
-            updates.removeAll(keepingCapacity: true)
-        }
+        var updates = RelationalBatchGatherer<StatementKey>()
         for (id, row) in changes.updated {
             let (entity, reference) = try place(of: id)
             // A uniqueness check must see the values the updates before it wrote: an object may
             // take a value another object of this save gave up.
-            if !entity.layout.uniquenessConstraints.isEmpty { try sendUpdates() }
+            if !entity.layout.uniquenessConstraints.isEmpty { try updates.sendAll(to: connection) }
             if let conflict = try uniquenessConflict(of: id, row: row, entity: entity, reference: reference) {
                 constraintConflicts.append(conflict)
                 continue
@@ -98,23 +87,17 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
             values.reserveCapacity(columns.count + 8)
             mapping.appendWrittenValues(of: row, entity: entity, columns: columns, to: &values)
             values += [.integer(reference), .integer(row.version)]
-            let key = StatementKey.update(entity: entity.number, columns: columns)
-            if updates[key] == nil {
-                updates[key] = RelationalWriteBatch(
+            try updates.add(values, of: id, to: StatementKey.update(entity: entity.number, columns: columns), connection: connection) {
+                RelationalWriteBatch(
                     .update(columns: ["Z_OPT"] + columnNames(of: entity, columns)), table: entity.table, rowSQL: updateSQL(of: entity, columns: columns))
             }
-            updates[key]?.rows.append((values, id))
             versions[id] = row.version + 1
-            if let batch = updates[key], batch.rows.count >= RelationalWriteBatch.rowsPerBatch {
-                try connection.write(batch)
-                updates[key]?.rows.removeAll(keepingCapacity: true)
-            }
         }
-        try sendUpdates()
+        try updates.sendAll(to: connection)
         // Inserts in reference order: of two new objects that clash, the later-numbered one is
         // the one reported, as on the other stores. Each entity's rows go to the connection as
         // one batch (a driver that binds arrays inserts them in a few statements).
-        var batches: [Int: RelationalWriteBatch] = [:]
+        var inserts = RelationalBatchGatherer<Int>()
         for (id, row) in changes.inserted.sorted(by: { ($0.key.referenceNumber ?? 0) < ($1.key.referenceNumber ?? 0) }) {
             let (entity, reference) = try place(of: id)
             if let conflict = try uniquenessConflict(of: id, row: row, entity: entity, reference: reference) {
@@ -128,21 +111,14 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
             var values: [SQLValue] = [.integer(reference), .integer(Int64(entity.number)), .integer(version)]
             values.reserveCapacity(entity.writtenColumns.count + 8)
             mapping.appendWrittenValues(of: row, entity: entity, columns: entity.writtenColumns, to: &values)
-            if batches[entity.number] == nil {
-                batches[entity.number] = RelationalWriteBatch(
+            try inserts.add(values, of: id, to: entity.number, connection: connection) {
+                RelationalWriteBatch(
                     .insert(columns: ["Z_PK", "Z_ENT", "Z_OPT"] + columnNames(of: entity, entity.writtenColumns)), table: entity.table,
                     rowSQL: insertSQL(of: entity))
             }
-            batches[entity.number]?.rows.append((values, id))
             versions[id] = version
-            // Handed on every so many rows, so that a save of a million objects never holds
-            // all their values at once.
-            if let batch = batches[entity.number], batch.rows.count >= RelationalWriteBatch.rowsPerBatch {
-                try connection.write(batch)
-                batches[entity.number]?.rows.removeAll(keepingCapacity: true)
-            }
         }
-        for (_, batch) in batches.sorted(by: { $0.key < $1.key }) where !batch.rows.isEmpty { try connection.write(batch) }
+        try inserts.sendAll(to: connection)
         let conflicts = try connection.finishWrites()
         guard conflicts.isEmpty else { throw PersistenceError.changedSinceRead(conflicts) }
         guard constraintConflicts.isEmpty else {
