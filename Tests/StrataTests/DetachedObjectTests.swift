@@ -146,6 +146,62 @@ import Testing
         #expect(try plain.value(forKey: "name") as? String == "by key")
     }
 
+    /// Core Data lets two objects of no context relate: `draft.folder = shelf` before either is
+    /// inserted. The draft holds the shelf; inserting the draft inserts the shelf and sets the
+    /// inverse; the save keeps both sides.
+    @Test func objectsOfNoContextRelateAndKeepTheLinkWhenInserted() async throws {
+        let coordinator = try await makeCoordinator(Self.model(), .sqlite)
+        let (draftID, seen) = try await backgroundContext(coordinator).perform { context in
+            let shelf = try Shelf(entity: Shelf.entity(), insertInto: nil)
+            shelf.name = "Ideas"
+            let first = try Draft(entity: Draft.entity(), insertInto: nil)
+            first.title = "first"
+            let second = try Draft(entity: Draft.entity(), insertInto: nil)
+            second.title = "second"
+            first.folder = shelf
+            try second.setValue(shelf, forKey: "folder")
+            var seen = [first.folder?.name ?? "-", (try second.value(forKey: "folder") as? Shelf)?.name ?? "-", "\(shelf.drafts.count)"]
+            first.folder = nil
+            first.folder = shelf  // set again: held once
+            context.insert(first)
+            seen.append("\(shelf.managedObjectContext === context) \(second.managedObjectContext == nil) \(shelf.drafts.map(\.title))")
+            context.insert(second)
+            seen.append("\(shelf.drafts.compactMap(\.title).sorted()) \(first.folder === shelf)")
+            try context.save()
+            return (first.objectID, seen)
+        }
+        #expect(seen == ["Ideas", "Ideas", "0", "true true [Optional(\"first\")]", "[\"first\", \"second\"] true"])
+        let saved = try await backgroundContext(coordinator).perform { context in
+            let draft = try #require(try context.existingObject(with: draftID) as? Draft)
+            return (draft.folder?.name, draft.folder?.drafts.compactMap(\.title).sorted())
+        }
+        #expect(saved.0 == "Ideas" && saved.1 == ["first", "second"])
+    }
+
+    /// An object of no context cannot relate to one of a context, nor to an object of the wrong
+    /// entity: typed errors through `setValue(_:forKey:)`, as Core Data refuses them.
+    @Test func anObjectOfNoContextRelatesOnlyToObjectsOfNoContext() async throws {
+        let coordinator = try await makeCoordinator(Self.model())
+        let errors = try await backgroundContext(coordinator).perform { context in
+            let draft = try Draft(entity: Draft.entity(), insertInto: nil)
+            let inserted = try Shelf(context: context)
+            let other = try Draft(entity: Draft.entity(), insertInto: nil)
+            var codes: [ValidationError.Code] = []
+            let attempts: [(ManagedObject, Any, String)] = [
+                (draft, inserted, "folder"), (inserted, Set<ManagedObject>([draft]), "drafts"), (draft, other, "folder"),
+            ]
+            for (object, value, key) in attempts {
+                do {
+                    try object.setValue(value, forKey: key)
+                } catch let error as ValidationError {
+                    codes.append(error.code)
+                }
+            }
+            return codes
+        }
+        #expect(errors == [.wrongContext, .wrongContext, .wrongType])
+    }
+
     /// An object a context saved and then let go has a permanent ID: inserting it again would
     /// make a second object of that ID, a programmer error that stops the program.
     @Test func insertingAnObjectSavedAndLetGoStopsTheProgram() async throws {

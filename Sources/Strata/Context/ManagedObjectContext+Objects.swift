@@ -14,7 +14,9 @@ extension ManagedObjectContext {
     /// Inserts an object made without a context (``ManagedObject/init(entity:insertInto:)`` with
     /// `nil`): Core Data's `insert(_:)`. The object gets a temporary ID, is saved by the next
     /// save, and leaves the context again if the insert is rolled back. Its values stay as
-    /// they are, and its ``ManagedObject/awakeFromInsert()`` does not run again.
+    /// they are, and its ``ManagedObject/awakeFromInsert()`` does not run again. The objects of
+    /// no context it was related to are inserted with it (its relationships would point at
+    /// nothing otherwise), and the inverse relationships are set on both sides.
     ///
     /// An object already in this context is left as it is. Inserting an object of another
     /// context, one a context saved then let go, or one whose entity the context's model does not

@@ -286,6 +286,16 @@ final class ObjectGraph {
         object.objectID = .temporary(in: layout.temporaryIDSpace)
         object.graph = self
         didInsert(object, awakes: false)
+        // What it was related to while of no context joins too (it would point at nothing
+        // otherwise), and the relationships become IDs here, their inverses kept.
+        let links = object.detachedTargets
+        object.detachedTargets = [:]
+        for (index, targets) in links.sorted(by: { $0.key < $1.key }) {
+            for target in targets where target.graph == nil { insert(target) }
+            precondition(targets.allSatisfy { $0.graph === self }, "\(object) was related to an object another context took meanwhile")
+            object.storage.relationships[index] = object.layout.relationships[index].isToMany ? .toMany([]) : .toOne(nil)
+            setTargets(OrderedSet(targets.map(\.objectID)), of: object, at: index)
+        }
     }
 
     /// Records that an object's values changed.

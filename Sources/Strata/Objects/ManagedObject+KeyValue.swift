@@ -236,27 +236,38 @@ extension ManagedObject {
 
     func relatedObjects(at index: Int) -> [ManagedObject] {
         willAccessValues()
-        guard let graph else { return [] }
+        guard let graph else { return detachedTargets[index] ?? [] }
         return storage.relationships[index].objectIDs.map { graph.object(for: $0) }
     }
 
+    /// Sets a relationship's objects. Objects of one context relate; so do objects of no
+    /// context (Core Data's too): the object then holds them until it is inserted, and their
+    /// inverse relationships follow when it is (``ObjectGraph/insert(_:)``).
     func setRelatedObjects(_ objects: [ManagedObject], at index: Int) throws {
         let relationship = layout.relationships[index]
+        let destination = graph?.model.layout(for: relationship.destinationEntityName)
+            ?? entity.modelLink.link?.layout(named: relationship.destinationEntityName)
         for object in objects {
-            guard object.graph === graph, graph != nil else {
+            guard object.graph === graph else {
                 throw ValidationError(
                     .wrongContext, entity: entity.name, key: relationship.name, objectID: objectID,
-                    "the object \(object.objectID) belongs to another context")
+                    graph == nil
+                        ? "the object \(object.objectID) belongs to a context and this one to none: insert this one first"
+                        : "the object \(object.objectID) belongs to \(object.graph == nil ? "no context: insert it first" : "another context")")
             }
-            guard graph?.model.layout(for: relationship.destinationEntityName)?.hierarchyNames
-                .contains(object.entity.name) == true
-            else {
+            guard destination?.hierarchyNames.contains(object.entity.name) == true else {
                 throw ValidationError(
                     .wrongType, entity: entity.name, key: relationship.name, objectID: objectID,
                     "a \(object.entity.name) object cannot be a \(relationship.destinationEntityName)")
             }
         }
-        graph?.setTargets(OrderedSet(objects.map(\.objectID)), of: self, at: index)
+        guard let graph else {
+            var unique: [ManagedObject] = []
+            for object in objects where !unique.contains(where: { $0 === object }) { unique.append(object) }
+            detachedTargets[index] = unique.isEmpty ? nil : Array(unique.prefix(relationship.isToMany ? unique.count : 1))
+            return
+        }
+        graph.setTargets(OrderedSet(objects.map(\.objectID)), of: self, at: index)
     }
 
     /// The names of the properties whose values differ between `snapshot` and the current ones.

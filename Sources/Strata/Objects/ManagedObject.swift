@@ -93,6 +93,11 @@ open class ManagedObject {
     /// For a fault a fetch with a batch size made: the batch whose rows its firing reads.
     var faultBatch: FaultBatch?
 
+    /// For an object of no context: the objects (of no context) its relationships hold, by
+    /// relationship index. Held strongly, as Core Data's objects hold what they relate to;
+    /// inserting the object makes them IDs in its context (``ObjectGraph/insert(_:)``).
+    var detachedTargets: [Int: [ManagedObject]] = [:]
+
     /// Makes the object (a fault) hold `row`, read by a fetch at `time`: it fires from it
     /// without asking the store again (``ObjectGraph/fireFromCache(_:)``).
     func cache(_ row: StoredRow, at time: UInt64) {
