@@ -15,12 +15,7 @@ import Testing
 /// `STRATA_SCHEMA_SEED=<seed>` runs one model; `STRATA_POSTGRES_CASES` sets how many (20 by default).
 @Suite(.enabled(if: PostgresTestServer.isAvailable, "needs STRATA_POSTGRES_URL (scripts/test starts a server)"))
 struct GeneratedPostgresRoundTripTests {
-    static let seeds: [UInt64] = {
-        if let seed = ProcessInfo.processInfo.environment["STRATA_SCHEMA_SEED"].flatMap(UInt64.init) { return [seed] }
-        let count = ProcessInfo.processInfo.environment["STRATA_POSTGRES_CASES"].flatMap(Int.init) ?? 20
-        var random = SplitMix64(seed: 0x9057_6E5)
-        return (0..<count).map { _ in random.next() }
-    }()
+    static let seeds = GeneratedSchemaTests.seeds(countFrom: "STRATA_POSTGRES_CASES", default: 20, seed: 0x9057_6E5)
 
     @Test func everyGeneratedModelKeepsWhatItSavesTwice() async throws {
         PostgresStore.register()

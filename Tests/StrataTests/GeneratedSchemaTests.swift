@@ -14,12 +14,16 @@ import Testing
 /// A failure names its seed: `STRATA_SCHEMA_SEED=<seed>` runs that model alone.
 /// `STRATA_SCHEMA_CASES` sets how many models run (100 by default).
 @Suite struct GeneratedSchemaTests {
-    static let seeds: [UInt64] = {
-        if let seed = ProcessInfo.processInfo.environment["STRATA_SCHEMA_SEED"].flatMap(UInt64.init) { return [seed] }
-        let count = ProcessInfo.processInfo.environment["STRATA_SCHEMA_CASES"].flatMap(Int.init) ?? 100
-        var random = SplitMix64(seed: 0x5EED_5C4E_3A)
-        return (0..<count).map { _ in random.next() }
-    }()
+    static let seeds = seeds(countFrom: "STRATA_SCHEMA_CASES", default: 100, seed: 0x5EED_5C4E_3A)
+
+    /// The models' seeds: `STRATA_SCHEMA_SEED` alone when set, else as many as the variable
+    /// `countFrom` says (`count` by default), drawn from `seed`.
+    static func seeds(countFrom variable: String, default count: Int, seed: UInt64) -> [UInt64] {
+        let environment = ProcessInfo.processInfo.environment
+        if let seed = environment["STRATA_SCHEMA_SEED"].flatMap(UInt64.init) { return [seed] }
+        var random = SplitMix64(seed: seed)
+        return (0..<(environment[variable].flatMap(Int.init) ?? count)).map { _ in random.next() }
+    }
 
     @Test func everyGeneratedModelGetsAStoreByTheRulesThatKeepsWhatItSaves() async throws {
         var seen = Coverage()

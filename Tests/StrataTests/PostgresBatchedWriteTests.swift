@@ -47,20 +47,26 @@ struct PostgresBatchedWriteTests {
         }
     }
 
+    /// `count` new objects of both entities of the one table, with random values, saved.
+    static func insertSaved(_ count: Int, in context: isolated ManagedObjectContext, random: inout SplitMix64) throws -> [ManagedObject] {
+        var objects: [ManagedObject] = []
+        for _ in 0..<count {
+            let bits = random.next()
+            let object = try context.insertNewObject(forEntityName: bits % 3 == 0 ? "Audiobook" : "Reading")
+            try Self.change(object, bits | 0xFF00, among: objects)
+            objects.append(object)
+        }
+        try context.save()
+        return objects
+    }
+
     @Test(arguments: [1, 2, 12_345])
     func aSaveOfManyChangedObjectsKeepsEveryValue(count: Int) async throws {
         let url = try await PostgresTestServer.newStoreURL()
         let writer = try await Self.server(url)
         let saved = try await backgroundContext(writer).perform { context in
             var random = SplitMix64(seed: UInt64(count) &+ 7)
-            var objects: [ManagedObject] = []
-            for _ in 0..<count {
-                let bits = random.next()
-                let object = try context.insertNewObject(forEntityName: bits % 3 == 0 ? "Audiobook" : "Reading")
-                try Self.change(object, bits | 0xFF00, among: objects)
-                objects.append(object)
-            }
-            try context.save()
+            let objects = try Self.insertSaved(count, in: context, random: &random)
             // Then most of them change again, each in its own selection of columns.
             for object in objects {
                 let bits = random.next()
@@ -83,14 +89,7 @@ struct PostgresBatchedWriteTests {
         let writer = try await Self.server(url)
         let kept = try await backgroundContext(writer).perform { context in
             var random = SplitMix64(seed: UInt64(count) &+ 11)
-            var objects: [ManagedObject] = []
-            for _ in 0..<count {
-                let bits = random.next()
-                let object = try context.insertNewObject(forEntityName: bits % 3 == 0 ? "Audiobook" : "Reading")
-                try Self.change(object, bits | 0xFF00, among: objects)
-                objects.append(object)
-            }
-            try context.save()
+            let objects = try Self.insertSaved(count, in: context, random: &random)
             // Deleted in one save: about two in three, of both entities of the one table, with
             // their links to the others nullified.
             var kept: [ManagedObject] = []
