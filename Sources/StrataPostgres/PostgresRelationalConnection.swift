@@ -11,10 +11,10 @@ final class PostgresRelationalConnection: RelationalConnection {
     private var statements: PipelinedStatements
     private var unchanged: [ManagedObjectID] = []
 
-    /// How each column of each table stores values, for inserts and updates of many rows bound
-    /// as arrays; a table not here is written row by row.
+    /// How each column of each table stores values, for inserts, updates and deletes of many
+    /// rows bound as arrays; a table not here is written row by row.
     private let columnStorages: [String: [String: PostgresStorage]]
-    /// The most rows one batched insert or update binds (its arrays' length).
+    /// The most rows one batched write binds (its arrays' length).
     static let rowsPerStatement = RelationalWriteBatch.rowsPerBatch
 
     /// A connection writing through `connection`. Without `columnStorages` (a check that

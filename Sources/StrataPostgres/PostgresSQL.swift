@@ -189,8 +189,8 @@ struct PipelinedStatements {
     let connection: PostgresConnection
     let logger: Logger
     /// Each statement sent and not yet answered, with the object it writes (an optimistic-
-    /// locking statement's), or the objects it writes by key (a batched insert's or update's,
-    /// which returns the keys it wrote).
+    /// locking statement's), or the objects it writes by key (a batched insert's, update's or
+    /// delete's, which returns the keys it wrote).
     private var pending: [(result: EventLoopFuture<PostgresQueryResult>, object: ManagedObjectID?, keyed: [Int64: ManagedObjectID]?)] = []
     private var unchanged: [ManagedObjectID] = []
     /// The most statements in flight: each holds its text and values until answered, so a save
@@ -215,8 +215,8 @@ struct PipelinedStatements {
     }
 
     /// Sends a statement that writes many rows and returns the keys (`Z_PK`) it wrote (a
-    /// batched insert or update): the objects of `objects` whose key it does not return (taken
-    /// already, or at another version) are among those ``waitForAll()`` returns.
+    /// batched insert, update or delete): the objects of `objects` whose key it does not return
+    /// (taken already, or at another version) are among those ``waitForAll()`` returns.
     mutating func sendReturningKeys(_ sql: String, bindings: PostgresBindings, objects: [Int64: ManagedObjectID]) throws {
         // Each holds thousands of rows' values until answered: a few in flight keep the server busy.
         if pending.count(where: { $0.keyed != nil }) >= Self.keyedDepth { try waitForPending() }

@@ -24,9 +24,10 @@ extension ManagedObject {
     ///
     /// ``awakeFromInsert()`` runs here, once, with or without a context. An object without a
     /// context holds attribute values (defaults first) and can be read, validated and changed;
-    /// it may relate to other objects of no context, as Core Data's may (to an object of a
-    /// context, it may not: that stops the program, as relating objects of two contexts does).
-    /// It holds those objects; inserting it inserts them too and sets the inverse relationships. Its ``managedObjectContext`` is `nil`.
+    /// it may relate to other objects of no context, as Core Data's may, and holds them;
+    /// inserting it inserts them too and sets the inverse relationships. It may not relate to an
+    /// object of a context (`setValue(_:forKey:)` throws, an ``Relationship`` setter stops the
+    /// program, as for objects of two contexts). Its ``managedObjectContext`` is `nil`.
     ///
     /// - Throws: ``PersistenceError`` `.unknownEntity` for an entity the context's model does not
     ///   have (or, without a context, an entity not taken from a model: ask the model for it), or
