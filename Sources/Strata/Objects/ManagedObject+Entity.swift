@@ -26,7 +26,7 @@ extension ManagedObject {
     /// context holds attribute values (defaults first) and can be read, validated and changed;
     /// it may relate to other objects of no context, as Core Data's may, and holds them;
     /// inserting it inserts them too and sets the inverse relationships. It may not relate to an
-    /// object of a context (`setValue(_:forKey:)` throws, an ``Relationship`` setter stops the
+    /// object of a context (`setValue(_:forKey:)` throws, a ``Relationship`` setter stops the
     /// program, as for objects of two contexts). Its ``managedObjectContext`` is `nil`.
     ///
     /// - Throws: ``PersistenceError`` `.unknownEntity` for an entity the context's model does not
