@@ -20,14 +20,7 @@ struct GeneratedPostgresRoundTripTests {
     @Test func everyGeneratedModelKeepsWhatItSavesTwice() async throws {
         PostgresStore.register()
         for seed in Self.seeds {
-            var generator = ModelGenerator(seed: seed)
-            let model: ManagedObjectModel
-            do {
-                model = try generator.makeModel()
-            } catch {
-                Issue.record("seed \(seed): the generated model is refused: \(error)")
-                continue
-            }
+            guard case (let model, var generator)? = ModelGenerator.modelOrRecordedRefusal(seed: seed) else { continue }
             let url = try await PostgresTestServer.newStoreURL()
             try await GeneratedSchemaTests.checkRoundTrip(model, at: url, type: .postgreSQL, changingAgain: true, seed: seed, generator: &generator)
         }

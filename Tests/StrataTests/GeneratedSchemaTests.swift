@@ -38,14 +38,7 @@ import Testing
             }
         }
         for seed in Self.seeds {
-            var generator = ModelGenerator(seed: seed)
-            let model: ManagedObjectModel
-            do {
-                model = try generator.makeModel()
-            } catch {
-                Issue.record("seed \(seed): the generated model is refused: \(error)")
-                continue
-            }
+            guard case (let model, var generator)? = ModelGenerator.modelOrRecordedRefusal(seed: seed) else { continue }
             let directory = try Fixtures.temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let url = directory.appendingPathComponent("Generated.sqlite")

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataTestSupport
+import Testing
 
 /// Makes random, valid models from a seed, shaped to meet the schema rules' hard cases
 /// (`formats/coredata-sqlite-schema.md`): hierarchies whose sibling subentities declare
@@ -32,6 +33,18 @@ struct ModelGenerator {
 
     mutating func pick<T>(_ elements: [T]) -> T {
         elements[int(0...(elements.count - 1))]
+    }
+
+    /// The generator of `seed` and its model, or nil with the refusal recorded as a test issue
+    /// (a valid generated model that Strata refuses is a failure of the test that made it).
+    static func modelOrRecordedRefusal(seed: UInt64) -> (model: ManagedObjectModel, generator: ModelGenerator)? {
+        var generator = ModelGenerator(seed: seed)
+        do {
+            return (try generator.makeModel(), generator)
+        } catch {
+            Issue.record("seed \(seed): the generated model is refused: \(error)")
+            return nil
+        }
     }
 
     mutating func makeModel() throws -> ManagedObjectModel {
