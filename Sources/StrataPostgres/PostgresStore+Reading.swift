@@ -39,12 +39,26 @@ extension PostgresStore {
     }
 
     /// Counted in SQL when the predicate translates exactly (else the context counts a fetch).
-    package func count(ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws -> Int? {
-        guard let table = mapping.entities[layout.name], let (condition, values) = exactCondition(predicate, for: table) else { return nil }
-        let sql = "SELECT count(*) FROM \(schema.table(table.table)) t WHERE t.\"Z_ENT\" = $1 AND (\(condition))"
+    package func count(ofEntities layouts: [EntityLayout], matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws -> Int? {
+        guard let (table, members) = hierarchy(layouts), let (condition, values) = exactCondition(predicate, for: table) else { return nil }
+        let sql = "SELECT count(*) FROM \(schema.table(table.table)) t WHERE \(Self.entityScope(members)) AND (\(condition))"
         return try read(snapshot) { connection in
             try connection.rows(sql, [.integer(Int64(table.number))] + values, logger: logger).first?.makeRandomAccess()[0].int64()
         }.map(Int.init)
+    }
+
+    /// The mapped entities of `layouts`, the first (whose table they share) apart; `nil` when
+    /// the store does not map one of them, or one of them is in another table.
+    private func hierarchy(_ layouts: [EntityLayout]) -> (CoreDataTableMapping.Entity, [CoreDataTableMapping.Entity])? {
+        let members = layouts.compactMap { mapping.entities[$0.name] }
+        guard let first = members.first, members.count == layouts.count, members.allSatisfy({ $0.table == first.table }) else { return nil }
+        return (first, members)
+    }
+
+    /// `t."Z_ENT" = $1` (the first entity's number, bound), or `IN ($1, …)` with the other
+    /// entities' numbers written out (numbers of the mapping, not values from outside).
+    private static func entityScope(_ members: [CoreDataTableMapping.Entity]) -> String {
+        members.count == 1 ? "t.\"Z_ENT\" = $1" : "t.\"Z_ENT\" IN ($1\(members.dropFirst().map { ", \($0.number)" }.joined()))"
     }
 
     /// Sorted and windowed in SQL when the predicate translates exactly and every sort key is an
@@ -71,23 +85,30 @@ extension PostgresStore {
         }
     }
 
-    /// What the sorted read above would give, as references only: one column of one statement.
+    /// What the sorted read above would give, across a hierarchy's table, as references only:
+    /// two columns of one statement.
     package func references(
-        ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
-        limit: Int, in snapshot: any IncrementalStoreSnapshot
-    ) throws -> [Int64]? {
-        guard let table = mapping.entities[layout.name], let (condition, values) = exactCondition(predicate, for: table),
-            let order = ordering(sort, of: table)
+        ofEntities layouts: [EntityLayout], matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)],
+        offset: Int, limit: Int, in snapshot: any IncrementalStoreSnapshot
+    ) throws -> [(entity: String, reference: Int64)]? {
+        guard let (table, members) = hierarchy(layouts), let (condition, values) = exactCondition(predicate, for: table),
+            let order = ordering(sort, of: table, tieBreak: RelationalTieBreak.terms(members, dialect: dialect))
         else { return nil }
         let window = values.count + 2  // the parameter numbers after the condition's
         let bound = [SQLValue.integer(Int64(table.number))] + values + [limit > 0 ? .integer(Int64(limit)) : .null, .integer(Int64(offset))]
         let sql = PostgresSQL.typedPlaceholders(
-            "SELECT t.\"Z_PK\" FROM \(schema.table(table.table)) t WHERE t.\"Z_ENT\" = $1 AND (\(condition)) \(order) LIMIT $\(window) OFFSET $\(window + 1)",
+            "SELECT t.\"Z_PK\", t.\"Z_ENT\" FROM \(schema.table(table.table)) t WHERE \(Self.entityScope(members)) AND (\(condition)) \(order) "
+                + "LIMIT $\(window) OFFSET $\(window + 1)",
             bound)
+        let names = Dictionary(members.map { (Int64($0.number), $0.layout.name) }, uniquingKeysWith: { first, _ in first })
         return try read(snapshot) { connection in
-            let references = ThreadLocked<[Int64]>([])
+            let references = ThreadLocked<[(entity: String, reference: Int64)]>([])
             try connection.forEachRow(sql, bound, logger: logger) { row in
-                if let reference = try row.makeRandomAccess()[0].int64() { references.withLock { $0.append(reference) } }
+                let columns = row.makeRandomAccess()
+                guard let reference = try columns[0].int64(), let number = try columns[1].int64(), let name = names[number] else {
+                    throw PostgresStoreError(.damagedRow, "\(table.table) has a row of no entity of \(table.layout.name)'s hierarchy")
+                }
+                references.withLock { $0.append((name, reference)) }
             }
             return references.withLock { $0 }
         }
@@ -95,7 +116,9 @@ extension PostgresStore {
 
     /// `ORDER BY` for a sorted read, the context's order in SQL: `nil` when a key is not an
     /// attribute of the entity that PostgreSQL sorts as the context does.
-    private func ordering(_ sort: [(key: String, ascending: Bool)], of table: CoreDataTableMapping.Entity) -> String? {
+    private func ordering(
+        _ sort: [(key: String, ascending: Bool)], of table: CoreDataTableMapping.Entity, tieBreak: [String] = ["t.\"Z_PK\""]
+    ) -> String? {
         var terms: [String] = []
         for (key, ascending) in sort {
             guard let position = table.attributes.firstIndex(where: { $0.attribute.name == key }),
@@ -104,7 +127,7 @@ extension PostgresStore {
             let column = dialect.column(table.attributes[position].column, of: "t")
             terms.append(dialect.orderTerm(column, isText: table.attributeTypes[position] == .string, ascending: ascending))
         }
-        return "ORDER BY \((terms + ["t.\"Z_PK\""]).joined(separator: ", "))"
+        return "ORDER BY \((terms + tieBreak).joined(separator: ", "))"
     }
 
     /// Grouped in SQL when the request translates exactly (``RelationalGrouping``): what

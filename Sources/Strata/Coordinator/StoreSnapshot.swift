@@ -71,13 +71,21 @@ final class StoreSnapshot: Sendable {
         return rows
     }
 
-    /// The store's references for a sorted, windowed read without its rows, when it has them
-    /// (see `RowReadingStore.references(ofEntity:matching:sortedBy:offset:limit:in:)`).
+    /// The store's references for a sorted, windowed read of `layouts` (an entity, then the
+    /// subentities the read includes) without their rows, when it has them (see
+    /// `RowReadingStore.references(ofEntities:matching:sortedBy:offset:limit:in:)`).
     func references(
-        of layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int, limit: Int
-    ) throws -> [Int64]? {
+        of layouts: [EntityLayout], matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
+        limit: Int
+    ) throws -> [(entity: String, reference: Int64)]? {
         try (store as? any RowReadingStore)?.references(
-            ofEntity: layout, matching: predicate, sortedBy: sort, offset: offset, limit: limit, in: snapshot)
+            ofEntities: layouts, matching: predicate, sortedBy: sort, offset: offset, limit: limit, in: snapshot)
+    }
+
+    /// The rows of the objects of one entity among `references`, read together; those the store
+    /// does not have are left out. Not kept here: a fetch gives them to its objects.
+    func rows(of layout: EntityLayout, references: [Int64]) throws -> [(reference: Int64, row: Row)] {
+        try store.rows(of: layout, references: references, in: snapshot)
     }
 
     /// The store's own sorted and windowed answer, when it has one (see
@@ -96,9 +104,10 @@ final class StoreSnapshot: Sendable {
         try store.groups(of: layout, matching: predicate, groupBy: groupBy, properties: properties, sortedBy: sort, in: snapshot)
     }
 
-    /// The store's own count, when it has one.
-    func count(of layout: EntityLayout, matching predicate: FetchPredicate?) throws -> Int? {
-        try store.count(of: layout, matching: predicate, in: snapshot)
+    /// The store's own count of the objects of `layouts` (an entity, then the subentities the
+    /// count includes), when it has one.
+    func count(of layouts: [EntityLayout], matching predicate: FetchPredicate?) throws -> Int? {
+        try (store as? any RowReadingStore)?.count(ofEntities: layouts, matching: predicate, in: snapshot)
     }
 
     /// Every object of one entity (not its subentities) that may match `predicate`.

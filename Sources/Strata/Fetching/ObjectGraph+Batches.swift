@@ -12,14 +12,15 @@ extension ObjectGraph {
             _ = try ValueExpression.keyPath(descriptor.key).check(on: layout, model: model, variables: [:])
         }
         let names = request.includesSubentities ? layout.hierarchyNames : [layout.name]
-        guard let (store, snapshot) = soleSnapshot(for: request, names: names),
+        let layouts = names.compactMap { model.layout(for: $0) }
+        guard layouts.count == names.count, let (store, snapshot) = soleSnapshot(for: request, names: names),
             let references = try snapshot.references(
-                of: layout, matching: request.predicate, sortedBy: request.sortDescriptors.map { (key: $0.key, ascending: $0.ascending) },
+                of: layouts, matching: request.predicate, sortedBy: request.sortDescriptors.map { (key: $0.key, ascending: $0.ascending) },
                 offset: request.fetchOffset, limit: request.fetchLimit)
         else { return nil }
         rowsConsidered = references.count
-        let space = ObjectIDSpace.make(store: store, entityName: layout.name)
-        return (references.map { ManagedObjectID(space: space, number: $0) }, layout)
+        let spaces = Dictionary(uniqueKeysWithValues: names.map { ($0, ObjectIDSpace.make(store: store, entityName: $0)) })
+        return (references.compactMap { entity, reference in spaces[entity].map { ManagedObjectID(space: $0, number: reference) } }, layout)
     }
 
     /// The objects of `ids`, registered as faults holding no row, `batchSize` to a
@@ -39,7 +40,9 @@ extension ObjectGraph {
                     if object.isFault, object.cachedAt == 0 { object.faultBatch = batch }
                     objects.append(object)
                 } else {
-                    let object = register(id: id, stored: nil, layout: layout, announcing: false)
+                    // A subentity's object (a fetch across a hierarchy) is made with its own layout.
+                    let own = id.entityName == layout.name ? layout : model.layout(for: id.entityName) ?? layout
+                    let object = register(id: id, stored: nil, layout: own, announcing: false)
                     object.faultBatch = batch
                     taken.append(id)
                     objects.append(object)

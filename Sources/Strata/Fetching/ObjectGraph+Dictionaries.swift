@@ -44,7 +44,9 @@ extension ObjectGraph {
         let evaluator = PredicateEvaluator(source: source)
         var rows: [[String: EvaluationValue]] = []
         // Grouped by the store itself, when it alone holds the answer and groups exactly as below.
+        // (One entity's: the store groups one entity's rows.)
         if let groupBy = request.propertiesToGroupBy, !groupBy.isEmpty, request.fetchLimit == 0, request.fetchOffset == 0,
+            !request.includesSubentities || layout.hierarchyNames.count == 1,
             let (_, snapshot) = soleSnapshot(
                 for: request, names: request.includesSubentities ? layout.hierarchyNames : [layout.name], keyPaths: groupBy),
             case let sort = request.sortDescriptors.map({ (key: $0.key, ascending: $0.ascending) }),

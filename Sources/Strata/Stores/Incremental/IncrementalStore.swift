@@ -231,12 +231,6 @@ open class IncrementalStore: PersistentStore, @unchecked Sendable {
         )?.map(\.values)
     }
 
-    /// How many objects of one entity (not its subentities) match `predicate`; `nil` when the
-    /// store cannot count them exactly without the context.
-    func count(of layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws -> Int? {
-        try (self as? any RowReadingStore)?.count(ofEntity: layout, matching: predicate, in: snapshot)
-    }
-
     // Persistent history is the store's to record in its own transaction: a store of your own
     // has none; the SQL stores answer as ``HistoryKeepingStore``s.
 

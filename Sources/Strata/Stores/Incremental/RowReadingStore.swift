@@ -31,19 +31,22 @@ package protocol RowReadingStore: IncrementalStore {
         limit: Int, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)]?
 
-    /// The references of the objects ``rows(ofEntity:matching:sortedBy:offset:limit:in:)`` would
-    /// give, in its order, without reading their rows: what a fetch with a batch size reads
-    /// first (its objects' rows are read a batch at a time as they fire); `nil` when the store
+    /// The objects of `layouts` — an entity, then those of its subentities a fetch includes (one
+    /// table in Core Data's schema) — that match `predicate` exactly, sorted by `sort` (attributes
+    /// of the first) and windowed as ``rows(ofEntity:matching:sortedBy:offset:limit:in:)``, as
+    /// references with their entity's name, without their rows: what a fetch with a batch size
+    /// reads first (its objects' rows are read a batch at a time as they fire), and a sorted
+    /// fetch across a hierarchy (their rows read by reference after); `nil` when the store
     /// cannot answer exactly.
     func references(
-        ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
-        limit: Int, in snapshot: any IncrementalStoreSnapshot
-    ) throws -> [Int64]?
+        ofEntities layouts: [EntityLayout], matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)],
+        offset: Int, limit: Int, in snapshot: any IncrementalStoreSnapshot
+    ) throws -> [(entity: String, reference: Int64)]?
 
-    /// How many objects of one entity (not its subentities) match `predicate` in `snapshot`,
-    /// counted by the store; `nil` when it cannot count exactly, and the context counts what a
-    /// fetch returns.
-    func count(ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws -> Int?
+    /// How many objects of `layouts` (an entity, then the subentities a fetch includes) match
+    /// `predicate` in `snapshot`, counted by the store; `nil` when it cannot count exactly, and
+    /// the context counts what a fetch returns.
+    func count(ofEntities layouts: [EntityLayout], matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws -> Int?
 
     /// A dictionary fetch's groups of one entity's objects (not its subentities') that match
     /// `predicate`, computed by the store (``RelationalGrouping``); `nil` when it cannot compute

@@ -84,42 +84,64 @@ extension SQLiteStore {
     }
 
     /// The references of the rows ``readRows(of:matching:sortedBy:offset:limit:in:)`` would read,
-    /// in its order, without reading the rows: one column of one statement.
+    /// in its order, without reading the rows, for the entities of `layouts` (an entity and the
+    /// subentities a fetch includes, which share its table): one statement of two columns.
     func readReferences(
-        of layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
+        of layouts: [EntityLayout], matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
         limit: Int, in snapshot: any IncrementalStoreSnapshot
-    ) throws -> [Int64]? {
-        guard let entity = mapping.entities[layout.name], let condition = exactCondition(predicate, for: entity) else { return nil }
+    ) throws -> [(entity: String, reference: Int64)]? {
+        guard let (entity, members) = hierarchy(layouts), let condition = exactCondition(predicate, for: entity) else { return nil }
         var columns = RelationalJoinedColumns(mapping: mapping, root: entity, dialect: .sqlite)
         guard let ordering = columns.ordering(sort), let snapshot = snapshot as? SQLiteReadSnapshot else { return nil }
-        var scope: SQLFragment = "t.Z_ENT = \(bound: .integer(Int64(entity.number)))"
+        var scope = Self.entityScope(members)
         if condition.constantValue != true { scope = scope + " AND (\(condition.fragment))" }
-        let sql = "SELECT t.Z_PK FROM \(entity.table) t \(columns.joins.joined(separator: " ")) WHERE \(scope.sql(in: .sqlite)) "
-            + "ORDER BY \((ordering + ["t.Z_PK"]).joined(separator: ", ")) LIMIT ? OFFSET ?"
+        let sql = "SELECT t.Z_PK, t.Z_ENT FROM \(entity.table) t \(columns.joins.joined(separator: " ")) WHERE \(scope.sql(in: .sqlite)) "
+            + "ORDER BY \((ordering + RelationalTieBreak.terms(members, dialect: .sqlite)).joined(separator: ", ")) LIMIT ? OFFSET ?"
         let bindings = scope.bindings + [.integer(limit > 0 ? Int64(limit) : -1), .integer(Int64(offset))]
+        let names = Dictionary(members.map { (Int64($0.number), $0.layout.name) }, uniquingKeysWith: { first, _ in first })
+        let file = fileURL
         return try sqlite {
             try snapshot.read { connection in
-                var references: [Int64] = []
-                try connection.statement(sql).forEachRow(bindings) { references.append($0.int64(0)) }
+                var references: [(entity: String, reference: Int64)] = []
+                try connection.statement(sql).forEachRow(bindings) { row in
+                    guard let name = names[row.int64(1)] else {
+                        throw StoreError(.corruptFile, file: file, "\(entity.table) row \(row.int64(0)) is of no entity of \(entity.layout.name)'s hierarchy")
+                    }
+                    references.append((name, row.int64(0)))
+                }
                 return references
             }
         }
     }
 
-    /// How many rows match `predicate`, counted in SQL; `nil` when it does not translate exactly.
-    func countRows(of layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws -> Int? {
-        guard let snapshot = snapshot as? SQLiteReadSnapshot, let entity = mapping.entities[layout.name],
+    /// How many rows of the entities of `layouts` match `predicate`, counted in SQL; `nil` when it
+    /// does not translate exactly.
+    func countRows(of layouts: [EntityLayout], matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws -> Int? {
+        guard let snapshot = snapshot as? SQLiteReadSnapshot, let (entity, members) = hierarchy(layouts),
             let condition = exactCondition(predicate, for: entity)
         else { return nil }
         return try sqlite {
             try snapshot.read { connection in
-                let statement: SQLFragment =
-                    "SELECT count(*) FROM \(entity.table) t WHERE t.Z_ENT = \(bound: .integer(Int64(entity.number))) AND (\(condition.fragment))"
+                let statement: SQLFragment = "SELECT count(*) FROM \(entity.table) t WHERE " + Self.entityScope(members) + " AND (\(condition.fragment))"
                 let count = try connection.scalar(statement.sql(in: .sqlite), statement.bindings)
                 guard case .integer(let number)? = count else { return nil }
                 return Int(number)
             }
         }
+    }
+
+    /// The mapped entities of `layouts`, the first (whose table they share) apart; `nil` when
+    /// the store does not map one of them, or one of them is in another table.
+    private func hierarchy(_ layouts: [EntityLayout]) -> (CoreDataTableMapping.Entity, [CoreDataTableMapping.Entity])? {
+        let members = layouts.compactMap { mapping.entities[$0.name] }
+        guard let first = members.first, members.count == layouts.count, members.allSatisfy({ $0.table == first.table }) else { return nil }
+        return (first, members)
+    }
+
+    /// `t.Z_ENT = n`, or `t.Z_ENT IN (…)` for several entities.
+    static func entityScope(_ members: [CoreDataTableMapping.Entity]) -> SQLFragment {
+        if members.count == 1 { return "t.Z_ENT = \(bound: .integer(Int64(members[0].number)))" }
+        return "t.Z_ENT IN (\(SQLFragment.joined(members.map { "\(bound: .integer(Int64($0.number)))" }, separator: ", ")))"
     }
 
     /// The condition that selects exactly what `predicate` does (`1` for none); `nil` when it

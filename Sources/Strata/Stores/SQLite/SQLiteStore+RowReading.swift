@@ -31,16 +31,17 @@ extension SQLiteStore {
         try readRows(of: layout, matching: predicate, sortedBy: sort, offset: offset, limit: limit, in: snapshot)
     }
 
-    /// What the sorted read above would give, as references only (one column in SQL).
+    /// What the sorted read above would give, across a hierarchy's table, as references only
+    /// (two columns in SQL).
     package func references(
-        ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
-        limit: Int, in snapshot: any IncrementalStoreSnapshot
-    ) throws -> [Int64]? {
-        try readReferences(of: layout, matching: predicate, sortedBy: sort, offset: offset, limit: limit, in: snapshot)
+        ofEntities layouts: [EntityLayout], matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)],
+        offset: Int, limit: Int, in snapshot: any IncrementalStoreSnapshot
+    ) throws -> [(entity: String, reference: Int64)]? {
+        try readReferences(of: layouts, matching: predicate, sortedBy: sort, offset: offset, limit: limit, in: snapshot)
     }
 
-    package func count(ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws -> Int? {
-        try countRows(of: layout, matching: predicate, in: snapshot)
+    package func count(ofEntities layouts: [EntityLayout], matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws -> Int? {
+        try countRows(of: layouts, matching: predicate, in: snapshot)
     }
 
     /// Grouped in SQL (``RelationalGrouping``) when the request translates exactly.
