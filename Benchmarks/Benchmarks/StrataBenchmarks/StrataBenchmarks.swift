@@ -322,6 +322,9 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.stopMeasurement()
         }
 
+        // The Library data set: an object graph, on all three stores.
+        libraryBenchmarks(objects: count, measure: measure)
+
         // The PostgreSQL store beside postgres-nio used directly, on the server STRATA_POSTGRES_URL
         // names (scripts/bench starts a throwaway one): workloads 1, 3, 4 and 5a.
         guard PostgresNIOPeer.serverURL != nil else { continue }

@@ -16,7 +16,16 @@ import Workloads
             guard try RawLZ4Peer.load(lz4) == PersonRecord.generate(count: count) else {
                 throw RawLZ4Peer.Failure(description: "the LZ4 fixture does not read back equal")
             }
+            _ = try await LibraryStrataPeer.fixture(objects: count)
+            _ = try await LibraryStrataPeer.fixture(objects: count, sqlite: true)
+            _ = try await LibraryGRDBPeer.fixture(objects: count)
+            if PostgresNIOPeer.serverURL != nil {
+                _ = try await LibraryStrataPeer.postgresFixture(objects: count)
+                _ = try await LibraryPostgresNIOPeer.fixture(objects: count)
+            }
         }
+        // Every peer of the Library workloads must find the same: checked on the smallest size.
+        if let smallest = sizes.min() { try await LibraryAgreement.check(objects: smallest) }
         FileHandle.standardError.write(Data("fixtures for \(sizes) in \(Fixtures.folder.path)\n".utf8))
     }
 }

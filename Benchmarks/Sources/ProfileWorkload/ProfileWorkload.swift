@@ -7,6 +7,7 @@ import Workloads
 /// with `-postgres` the PostgreSQL store's, on the server `STRATA_POSTGRES_URL` names.
 ///
 ///     profile-workload insert|fetch|fetch-batched|controller|refetch|controller-save|save-alone|update|lookups|save|open|batch-insert|batch-delete[-binary|-postgres] N
+///     profile-workload library-page|library-walk|library-change[-binary|-postgres] N
 ///
 /// The fixture it starts from is made first (and kept in `STRATA_BENCH_FIXTURES`), outside what
 /// `STRATA_PROFILE_START` marks; a profiler attached from the start sees both.
@@ -16,6 +17,10 @@ import Workloads
         guard let workload = arguments.first, let count = arguments.dropFirst().first.flatMap(Int.init) else {
             FileHandle.standardError.write(Data("usage: profile-workload insert|fetch|fetch-batched|controller|refetch|controller-save|save-alone|update|lookups|save|open|batch-insert|batch-delete[-binary|-postgres] N\n".utf8))
             exit(2)
+        }
+        if workload.hasPrefix("library-") {
+            try await library(workload, objects: count)
+            return
         }
         let binary = workload.hasSuffix("-binary")
         let postgres = workload.hasSuffix("-postgres")
@@ -70,5 +75,26 @@ import Workloads
             exit(2)
         }
         FileHandle.standardError.write(Data("\(workload) \(count): \(ContinuousClock.now - started)\n".utf8))
+    }
+
+    /// The Library workloads: `library-page|walk|change[-binary|-postgres] N`, on Strata's store.
+    static func library(_ workload: String, objects: Int) async throws {
+        let store = workload.hasSuffix("-binary") ? "binary" : workload.hasSuffix("-postgres") ? "postgres" : "sqlite"
+        let fixture = store == "postgres"
+            ? try await LibraryStrataPeer.postgresFixture(objects: objects)
+            : try await LibraryStrataPeer.fixture(objects: objects, sqlite: store == "sqlite")
+        let url = store == "postgres" || !workload.contains("change") ? fixture : try Fixtures.scratchCopy(of: fixture)
+        let context = try await LibraryStrataPeer.open(url)
+        let started = ContinuousClock.now
+        let result: String
+        switch workload.split(separator: "-")[1] {
+        case "page": result = "\(try await LibraryStrataPeer.readPages(context))"
+        case "walk": result = "\(try await LibraryStrataPeer.walkAuthors(context))"
+        case "change": result = "\(try await LibraryStrataPeer.changeOnePercent(context))"
+        default:
+            FileHandle.standardError.write(Data("unknown workload \(workload)\n".utf8))
+            exit(2)
+        }
+        FileHandle.standardError.write(Data("\(workload) \(objects): \(ContinuousClock.now - started) (\(result))\n".utf8))
     }
 }

@@ -124,13 +124,13 @@ public enum SQLiteCPeer {
     }
 
     /// `SQLITE_TRANSIENT`, which Swift cannot import from its macro.
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-    private static func bind(_ text: String, to statement: OpaquePointer, at index: Int32) {
+    static func bind(_ text: String, to statement: OpaquePointer, at index: Int32) {
         sqlite3_bind_text(statement, index, text, -1, transient)
     }
 
-    private static func text(_ statement: OpaquePointer, _ column: Int32) -> String {
+    static func text(_ statement: OpaquePointer, _ column: Int32) -> String {
         guard let bytes = sqlite3_column_text(statement, column) else { return "" }
         return String(cString: bytes)
     }
