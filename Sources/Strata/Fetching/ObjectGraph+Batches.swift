@@ -53,6 +53,42 @@ extension ObjectGraph {
         return objects
     }
 
+    /// The objects a relationship names, as ``object(for:)`` gives each. Those of an incremental
+    /// store that are faults holding no row join a ``FaultBatch`` per 200: the first of them to
+    /// fire reads the rows of its batch together (one query per entity on the SQL stores), and
+    /// the others fire from them. Core Data fires each object of a to-many relationship on its
+    /// own — a query per object, the N+1 its `relationshipKeyPathsForPrefetching` avoids —;
+    /// walking an author's 20 books here reads one. No value differs: the rows are those of the
+    /// generation the context reads, as a batch of a fetch with a `fetchBatchSize` holds them.
+    /// Objects of an atomic store fire from its tables as before.
+    func relatedObjects(_ ids: some Collection<ManagedObjectID>) -> [ManagedObject] {
+        guard ids.count > 1 else { return ids.map { object(for: $0) } }
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(ids.count)
+        var waiting: [ManagedObjectID] = []
+        var incremental: [String: Bool] = [:]
+        for id in ids {
+            let object = object(for: id)
+            objects.append(object)
+            guard object.isFault, object.cachedAt == 0, object.faultBatch == nil, parentRows[id] == nil,
+                case .permanent(let store, _) = id.key
+            else { continue }
+            let isIncremental = incremental[store] ?? {
+                let answer = coordinator.persistentStores.first { $0.identifier == store } is IncrementalStore
+                incremental[store] = answer
+                return answer
+            }()
+            if isIncremental { waiting.append(id) }
+        }
+        var start = 0
+        while start < waiting.count {
+            let batch = FaultBatch(ids: Array(waiting[start..<min(start + ReferenceChunks.size, waiting.count)]), prefetching: [])
+            for id in batch.ids { registered[id]?.faultBatch = batch }
+            start += ReferenceChunks.size
+        }
+        return objects
+    }
+
     /// Reads the rows of the batch's objects that are still faults holding none, together, and
     /// leaves each in its object (Core Data's batch faulting); then follows the batch's
     /// prefetching key paths from them. An object the store no longer has is left without a

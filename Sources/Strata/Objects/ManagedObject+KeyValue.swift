@@ -237,7 +237,7 @@ extension ManagedObject {
     func relatedObjects(at index: Int) -> [ManagedObject] {
         willAccessValues()
         guard let graph else { return detachedTargets[index] ?? [] }
-        return storage.relationships[index].objectIDs.map { graph.object(for: $0) }
+        return graph.relatedObjects(storage.relationships[index].objectIDs)
     }
 
     /// Sets a relationship's objects. Objects of one context relate; so do objects of no
