@@ -426,6 +426,11 @@ struct PostgresStoreTests {
         let sql = #"SELECT "a$1", '$2' FROM t WHERE x = $1 AND y = $2 AND z IN ($3, $4) AND "q""$1" = $10"#
         let typed = PostgresSQL.typedPlaceholders(sql, [.integer(1), .real(2), .text("3"), .null, .blob(Data()), .null, .null, .null, .null, .text("10")])
         #expect(typed == #"SELECT "a$1", '$2' FROM t WHERE x = $1::bigint AND y = $2::double precision AND z IN ($3::text, $4) AND "q""$1" = $10::text"#)
+        // Names and literals outside ASCII; a `$` with no number, a number past the values, $0.
+        let unicode = #"SELECT "é$1", 'ü''$2' FROM "ß" WHERE x = $1 AND y = $2 AND "𝒳" = $ AND z = $99 AND w = $0 AND v = $1"#
+        #expect(
+            PostgresSQL.typedPlaceholders(unicode, [.text("a"), .integer(2)])
+                == #"SELECT "é$1", 'ü''$2' FROM "ß" WHERE x = $1::text AND y = $2::bigint AND "𝒳" = $ AND z = $99 AND w = $0 AND v = $1::text"#)
     }
 
     /// Contexts reading one generation at once each read on a connection of their own, in the
