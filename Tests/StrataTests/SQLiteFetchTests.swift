@@ -178,4 +178,48 @@ import Testing
         }
         #expect(titles == ["Book 1", "Book 2", "Book 3", "Book 4", "Book 5", "Book 150", "New"])
     }
+
+    /// A fetch reads its rows' to-many links a query per row (few rows), by chunks of their
+    /// references (up to `chunkedToManyLimit`), or over the whole relationship (more): the same
+    /// links every way, for a relationship kept as a foreign key (an author's books) and one in
+    /// a join table (a book's tags).
+    @Test func toManyLinksReadAlikeAtEverySize() async throws {
+        let authorCount = SQLiteStore.chunkedToManyLimit + 50
+        let coordinator = try await makeCoordinator(libraryModel(), .sqlite)
+        try await backgroundContext(coordinator).perform { context in
+            let tags = try (0..<5).map { number in
+                let tag = try Tag(context: context)
+                tag.label = "tag \(number)"
+                return tag
+            }
+            for number in 0..<authorCount {
+                let author = try Author(context: context)
+                author.name = String(format: "Author %05d", number)
+                for copy in 0..<(number % 3) {
+                    let book = try Book(context: context)
+                    book.title = "\(number).\(copy)"
+                    book.pages = number
+                    book.author = author
+                    book.tags = [tags[number % 5], tags[(number + copy + 1) % 5]]
+                }
+            }
+            try context.save()
+        }
+        for limit in [10, 300, 0] {
+            try await backgroundContext(coordinator).perform { context in
+                var request = FetchRequest<Author>(sortDescriptors: [.ascending("name")])
+                request.fetchLimit = limit
+                let authors = try context.fetch(request)
+                #expect(authors.count == (limit == 0 ? authorCount : limit))
+                for (number, author) in authors.enumerated() {
+                    let books = author.books
+                    #expect(Set(books.map(\.title)) == Set((0..<(number % 3)).map { "\(number).\($0)" }), "limit \(limit): \(author.name)")
+                    for book in books {
+                        let copy = Int(book.title.split(separator: ".")[1])!
+                        #expect(Set(book.tags.map(\.label)) == ["tag \(number % 5)", "tag \((number + copy + 1) % 5)"], "limit \(limit): \(book.title)")
+                    }
+                }
+            }
+        }
+    }
 }

@@ -5,8 +5,11 @@ import OrderedCollections
 /// generation's pinned snapshot and by the column mapping the schema was made with.
 extension SQLiteStore {
     /// Below this many rows a fetch reads each row's to-many targets with a query per row;
-    /// from it on, with one query per relationship over the whole destination table.
+    /// from it on, with queries per relationship (``chunkedToManyLimit``).
     static let batchedToManyThreshold = 64
+    /// Up to this many rows, a fetch reads their to-many links by their references, 200 to a
+    /// query on the relationship's index; past it, one pass over the whole relationship costs less.
+    static let chunkedToManyLimit = 10_000
 
     func readRow(for id: ManagedObjectID, layout: EntityLayout, in snapshot: any IncrementalStoreSnapshot) throws -> Row? {
         guard let snapshot = try readSnapshot(snapshot), let entity = mapping.entities[layout.name],
@@ -174,7 +177,10 @@ extension SQLiteStore {
                     rows.append(try decode(statement, entity: entity, spaces: spaces))
                 }
                 guard !entity.toManys.isEmpty, !rows.isEmpty else { return rows }
-                if rows.count < Self.batchedToManyThreshold {
+                // Rows read by reference take their links by the same references (one query per
+                // relationship); a fetch's few rows, a query per row; its many, by chunks of their
+                // references up to ``chunkedToManyLimit`` rows, past it over the whole relationship.
+                if owners == nil, rows.count < Self.batchedToManyThreshold {
                     for index in rows.indices {
                         for toMany in entity.toManys {
                             rows[index].row.relationships[toMany.slot] = .toMany(
@@ -187,8 +193,13 @@ extension SQLiteStore {
                 for toMany in entity.toManys {
                     var found: [Int64: [ManagedObjectID]] = [:]
                     found.reserveCapacity(rows.count)
-                    try forEachLink(of: toMany, ownedBy: owners, spaces: spaces, connection: connection) { owner, target in
-                        if positions[owner] != nil { found[owner, default: []].append(target) }
+                    let chunks: [[SQLValue]?] =
+                        if let owners { [owners] } else if rows.count <= Self.chunkedToManyLimit { ReferenceChunks.padded(rows.map(\.reference)) } else { [nil] }
+                    for chunk in chunks {
+                        try forEachLink(of: toMany, ownedBy: chunk, spaces: spaces, connection: connection) { owner, target in
+                            // A padded chunk names its last owner more than once: its links come once.
+                            if positions[owner] != nil { found[owner, default: []].append(target) }
+                        }
                     }
                     for (owner, targets) in found {
                         if let index = positions[owner] { rows[index].row.relationships[toMany.slot] = .toMany(OrderedSet(targets)) }
