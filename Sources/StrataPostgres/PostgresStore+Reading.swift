@@ -30,10 +30,10 @@ extension PostgresStore {
         -> [(reference: Int64, row: Row)]
     {
         guard let table = mapping.entities[layout.name] else { return [] }
-        let placeholders = (0..<ReferenceChunks.size).map { "$\($0 + 2)" }.joined(separator: ", ")
         return try read(snapshot) { connection in
             try ReferenceChunks.padded(references).flatMap { chunk in
-                try self.rows(of: table, where: "t.\"Z_PK\" IN (\(placeholders))", chunk, connection: connection)
+                let placeholders = (0..<chunk.count).map { "$\($0 + 2)" }.joined(separator: ", ")
+                return try self.rows(of: table, where: "t.\"Z_PK\" IN (\(placeholders))", chunk, connection: connection)
             }
         }
     }

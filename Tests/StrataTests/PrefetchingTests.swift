@@ -85,16 +85,19 @@ import Testing
         }
     }
 
-    /// Many objects are read a chunk at a time, each chunk of one size (the last padded with its
-    /// last reference): nothing left out, nothing read twice.
+    /// Many objects are read a chunk at a time, each chunk of one of a few lengths (padded with
+    /// its last reference), the smallest that holds it: nothing left out, nothing read twice.
     @Test func referencesAreChunkedWhole() {
         #expect(ReferenceChunks.padded([]).isEmpty)
-        for count in [1, ReferenceChunks.size, ReferenceChunks.size + 1, 2 * ReferenceChunks.size + 37] {
+        for count in [1, 8, 9, 19, 33, ReferenceChunks.size, ReferenceChunks.size + 1, 2 * ReferenceChunks.size + 37] {
             let references = (1...Int64(count)).map { $0 * 3 }
             let chunks = ReferenceChunks.padded(references)
             #expect(chunks.count == (count + ReferenceChunks.size - 1) / ReferenceChunks.size)
-            #expect(chunks.allSatisfy { $0.count == ReferenceChunks.size })
+            #expect(chunks.dropLast().allSatisfy { $0.count == ReferenceChunks.size })
+            let rest = count - (chunks.count - 1) * ReferenceChunks.size
+            #expect(chunks.last?.count == ReferenceChunks.lengths.first { $0 >= rest }, "\(count)")
             #expect(Set(chunks.joined()) == Set(references.map(SQLValue.integer)), "\(count)")
+            #expect(Set(chunks.dropLast().joined()).isDisjoint(with: Set(chunks.last ?? [])), "\(count)")
         }
     }
 
