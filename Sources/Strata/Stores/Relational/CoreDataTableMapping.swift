@@ -33,6 +33,13 @@ package struct CoreDataTableMapping: Sendable {
         /// target's order in this object's set, if ordered, is in `orderColumn`.
         case joinTable(table: String, ownColumn: String, otherColumn: String, orderColumn: String?, otherOrderColumn: String?,
                        destinationTable: String)
+
+        /// Whether the relationship is ordered (its targets' positions are stored).
+        package var isOrdered: Bool {
+            switch self {
+            case .inverseForeignKey(_, _, let order), .joinTable(_, _, _, let order, _, _): order != nil
+            }
+        }
     }
 
     package struct ToManySlot: Sendable {

@@ -133,7 +133,7 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
         }
         for (id, row) in changes.updated where changes.inserted[id] == nil {
             let (entity, reference) = try place(of: id)
-            if entity.writesToManys { try writeToManys(of: row, entity: entity, reference: reference, isNew: false) }
+            if entity.writesToManys { try writeToManys(of: row, entity: entity, reference: reference, isNew: false, committed: changes.committed[id]) }
         }
         _ = try connection.finishWrites()
         return versions
@@ -235,10 +235,16 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
 
     /// Join-table links and ordering keys of a saved object's to-many relationships: the links
     /// it no longer has go, the ones it has are written with their positions. A new object has
-    /// no links to remove: one written back after a delete lost its own with its row.
-    private func writeToManys(of row: Row, entity: CoreDataTableMapping.Entity, reference: Int64, isNew: Bool) throws {
+    /// no links to remove: one written back after a delete lost its own with its row. An
+    /// updated object's relationship that holds what it held in `committed` (the row its
+    /// context read; in order, for an ordered one) is left as stored: retitling a book writes
+    /// none of its tags' links.
+    private func writeToManys(of row: Row, entity: CoreDataTableMapping.Entity, reference: Int64, isNew: Bool, committed: Row? = nil) throws {
         for toMany in entity.toManys {
             let targets = row.relationships[toMany.slot].objectIDs
+            if let committed, Self.holdsTheSame(targets, as: committed.relationships[toMany.slot].objectIDs, ordered: toMany.storage.isOrdered) {
+                continue
+            }
             switch toMany.storage {
             case .inverseForeignKey(let table, _, let order):
                 guard let order else { continue }  // the targets' own rows hold the key
@@ -261,6 +267,13 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
                 }
             }
         }
+    }
+
+    /// Whether a to-many relationship's targets are those it had: the same objects, and for an
+    /// ordered one in the same order.
+    private static func holdsTheSame(_ targets: [ManagedObjectID], as committed: [ManagedObjectID], ordered: Bool) -> Bool {
+        guard targets.count == committed.count else { return false }
+        return ordered ? targets == committed : Set(targets) == Set(committed)
     }
 
     /// The insert of one link (with its position, in an ordered relationship), which leaves a
