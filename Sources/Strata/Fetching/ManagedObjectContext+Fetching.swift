@@ -220,14 +220,26 @@ extension ObjectGraph {
         }
         guard sorted else { return matches }
         if !sortKeys.isEmpty {
-            let keyed = try matches.map { ref in (ref, try sortKeys.map { try evaluator.value($0.0, on: .object(ref)) }) }
-            matches = keyed.sorted { a, b in
-                for (index, (_, descriptor)) in sortKeys.enumerated() {
-                    let order = descriptor.order(a.1[index], b.1[index])
-                    if order != .orderedSame { return (order == .orderedAscending) == descriptor.ascending }
+            // Each match's keys in one flat array, and the matches' positions sorted by them (ties
+            // in the matches' order): no array per match, nothing copied as the sort moves.
+            let width = sortKeys.count
+            var keys: [EvaluationValue] = []
+            keys.reserveCapacity(matches.count * width)
+            for ref in matches {
+                for (expression, _) in sortKeys { keys.append(try evaluator.value(expression, on: .object(ref))) }
+            }
+            let descriptors = sortKeys.map(\.1)
+            var positions = Array(matches.indices)
+            keys.withUnsafeBufferPointer { keys in
+                positions.sort { a, b in
+                    for index in 0..<width {
+                        let order = descriptors[index].order(keys[a * width + index], keys[b * width + index])
+                        if order != .orderedSame { return (order == .orderedAscending) == descriptors[index].ascending }
+                    }
+                    return a < b
                 }
-                return false
-            }.map(\.0)
+            }
+            matches = positions.map { matches[$0] }
         }
         var window = matches.dropFirst(request.fetchOffset)[...]
         if request.fetchLimit > 0 { window = window.prefix(request.fetchLimit) }

@@ -15,37 +15,48 @@ import Foundation
 public struct SortComparison: Sendable, Hashable, CustomStringConvertible {
     /// The `NSString` selector's name: `"localizedStandardCompare:"`.
     public let selectorName: String
+    /// The comparison the name stands for, told apart without comparing names (a sort compares
+    /// strings a million times).
+    private let kind: Kind
 
-    private init(_ selectorName: String) { self.selectorName = selectorName }
+    private enum Kind: Sendable, Hashable {
+        case literal, caseInsensitive, localized, localizedCaseInsensitive, localizedStandard
+    }
+
+    private init(_ selectorName: String, _ kind: Kind) {
+        self.selectorName = selectorName
+        self.kind = kind
+    }
 
     /// `compare:`: by code point, as Core Data's SQLite store orders strings (its `BINARY`
     /// collation) and as every Strata store does, so a store may sort by it in its query.
     /// (`NSString`'s method itself compares canonical decompositions: Core Data sorts objects
     /// in memory and in its store differently there; Strata sorts both as the store.)
-    public static let compare = SortComparison("compare:")
+    public static let compare = SortComparison("compare:", .literal)
     /// `caseInsensitiveCompare:`: ignoring case, as `NSString`'s method (which compares
     /// characters by their canonical decomposition: `"ångström"` before `"book"`).
-    public static let caseInsensitiveCompare = SortComparison("caseInsensitiveCompare:")
+    public static let caseInsensitiveCompare = SortComparison("caseInsensitiveCompare:", .caseInsensitive)
     /// `localizedCompare:`: by the current locale's collation (`"éclair"` beside `"Eclair"`).
-    public static let localizedCompare = SortComparison("localizedCompare:")
+    public static let localizedCompare = SortComparison("localizedCompare:", .localized)
     /// `localizedCaseInsensitiveCompare:`: by the current locale's collation, ignoring case.
-    public static let localizedCaseInsensitiveCompare = SortComparison("localizedCaseInsensitiveCompare:")
+    public static let localizedCaseInsensitiveCompare = SortComparison("localizedCaseInsensitiveCompare:", .localizedCaseInsensitive)
     /// `localizedStandardCompare:`: as the Finder sorts file names — the current locale's
     /// collation, case-insensitive, digits by their numeric value (`"file2"` before `"file10"`).
-    public static let localizedStandardCompare = SortComparison("localizedStandardCompare:")
+    public static let localizedStandardCompare = SortComparison("localizedStandardCompare:", .localizedStandard)
 
     public var description: String { selectorName }
 
     /// The order of two strings under this comparison, after the descriptor's `options` (if
     /// any) have folded them.
     func order(_ a: String, _ b: String, options: FetchPredicate.Options) -> ComparisonResult {
+        if kind == .literal, options.isEmpty { return PredicateEvaluator.literalOrder(a, b) }
         let (a, b) = (PredicateEvaluator.fold(a, options), PredicateEvaluator.fold(b, options))
-        return switch self {
-        case .caseInsensitiveCompare: a.caseInsensitiveCompare(b)
-        case .localizedCompare: a.localizedCompare(b)
-        case .localizedCaseInsensitiveCompare: a.localizedCaseInsensitiveCompare(b)
-        case .localizedStandardCompare: a.localizedStandardCompare(b)
-        default: PredicateEvaluator.literalOrder(a, b)
+        return switch kind {
+        case .caseInsensitive: a.caseInsensitiveCompare(b)
+        case .localized: a.localizedCompare(b)
+        case .localizedCaseInsensitive: a.localizedCaseInsensitiveCompare(b)
+        case .localizedStandard: a.localizedStandardCompare(b)
+        case .literal: PredicateEvaluator.literalOrder(a, b)
         }
     }
 }

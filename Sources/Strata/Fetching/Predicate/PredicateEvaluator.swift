@@ -121,8 +121,17 @@ struct PredicateEvaluator {
     /// that a condition run in SQL and one evaluated here agree on every store. "é" as one
     /// scalar and as "e" + a combining accent are different strings, as in Core Data's store.
     static func literalOrder(_ a: String, _ b: String) -> ComparisonResult {
-        if a.utf8.elementsEqual(b.utf8) { return .orderedSame }
-        return a.utf8.lexicographicallyPrecedes(b.utf8) ? .orderedAscending : .orderedDescending
+        // Byte by byte (UTF-8's byte order is its code points' order), with memcmp on the
+        // strings' own storage: a sort of 100,000 titles makes 1.7 million of these.
+        var (a, b) = (a, b)
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                let shared = min(x.count, y.count)
+                let difference = shared == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, shared)
+                if difference != 0 { return difference < 0 ? .orderedAscending : .orderedDescending }
+                return x.count == y.count ? .orderedSame : x.count < y.count ? .orderedAscending : .orderedDescending
+            }
+        }
     }
 
     static func fold(_ text: String, _ options: FetchPredicate.Options) -> String {
