@@ -269,8 +269,8 @@ extension ObjectGraph {
                 rows[ManagedObjectID(space: space, number: reference)] = (row, layout)
             }
         }
-        // An object deleted between the two reads (another coordinator's save) is left out, as a
-        // fetch made a moment later would leave it.
+        // Both reads are of one snapshot, so each reference has its row; one the second read
+        // does not give (a store that breaks that) is left out rather than trapping.
         return references.compactMap { entity, reference in
             let id = ManagedObjectID(space: ObjectIDSpace.make(store: store, entityName: entity), number: reference)
             return rows[id].map { ObjectRef(id: id, row: $0.0, layout: $0.1) }
