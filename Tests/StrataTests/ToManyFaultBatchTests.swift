@@ -105,4 +105,82 @@ import Testing
             #expect(objects.filter { $0.title.hasPrefix("Book ") }.count == 399)
         }
     }
+
+    /// 40 authors of 6 books each, inserted in order (so their reference numbers follow each
+    /// other); book `pages` = author × 10 + book.
+    static func shelf(_ kind: StoreKind) async throws -> PersistentStoreCoordinator {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
+        try await backgroundContext(coordinator).perform { context in
+            for number in 0..<40 {
+                let author = try Author(context: context)
+                author.name = String(format: "Author %02d", number)
+                for index in 0..<6 {
+                    let book = try Book(context: context)
+                    book.title = "Book \(number)-\(index)"
+                    book.pages = number * 10 + index
+                    book.author = author
+                }
+            }
+            try context.save()
+        }
+        return coordinator
+    }
+
+    static func bookIDs(of author: Author) throws -> [ManagedObjectID] {
+        guard case .relationship(let index)? = author.layout.slots["books"] else { throw PersistenceError(.unknownEntity, "no books") }
+        return author.storage.relationships[index].objectIDs
+    }
+
+    static func authorsByName(in context: isolated ManagedObjectContext) throws -> [Author] {
+        try context.fetch(FetchRequest<Author>(sortDescriptors: [FetchSortDescriptor(key: "name", ascending: true)]))
+    }
+
+    /// Walking every author's books reads 200 books a query, not one author's six: the batch of
+    /// the first author's books reads, with its own six, the books of the authors that follow
+    /// (32 of them and two of the 34th), and keeps their rows in the generation without making
+    /// objects for them. What each book reads is the store's.
+    @Test(arguments: incremental)
+    func aSmallBatchReadsTheNeighboursBooksToo(_ kind: StoreKind) async throws {
+        let coordinator = try await Self.shelf(kind)
+        try await backgroundContext(coordinator).perform { context in
+            let authors = try Self.authorsByName(in: context)
+            let ids = try authors.map(Self.bookIDs(of:))
+            let every = ids.flatMap { $0 }
+            #expect(every.count == 240)
+            #expect(context.graph.generation.notReadYet(every).count == 240, "fetching the authors read no book")
+            let first = Array(authors[0].books)
+            _ = first[0].title
+            // The first author's books hold their rows themselves; the neighbours' are in the generation.
+            #expect(Self.holdingValues(first) == 6)
+            let unread = Set(context.graph.generation.notReadYet(Array(every.dropFirst(6))))
+            #expect(unread.count == 40, "one query read 200 books")
+            #expect(unread == Set(ids[33].suffix(4) + ids[34...].flatMap { $0 }), "those of the authors after the first, in order")
+            #expect(context.registeredObjects.count == 40 + 6, "no object was made for the neighbours' books")
+            for (number, author) in authors.enumerated() {
+                #expect(Set(author.books.map(\.pages)) == Set((0..<6).map { number * 10 + $0 }))
+                #expect(Set(author.books.map(\.title)) == Set((0..<6).map { "Book \(number)-\($0)" }))
+            }
+            #expect(context.registeredObjects.count == 40 + 240)
+        }
+    }
+
+    /// A child context reads its parent's unsaved change of a neighbour's book, whatever the
+    /// batch of another author's books read from the store.
+    @Test(arguments: incremental)
+    func aChildReadsItsParentsChangeOfANeighboursBook(_ kind: StoreKind) async throws {
+        let coordinator = try await Self.shelf(kind)
+        let parent = backgroundContext(coordinator)
+        try await parent.perform { context in
+            let changed = try #require(try context.fetch(FetchRequest<Book>(predicate: try FetchPredicate(format: "pages == 52"))).first)
+            changed.title = "Changed in the parent"
+        }
+        let child = ManagedObjectContext(concurrencyType: .privateQueue)
+        child.parent = parent
+        try await child.perform { context in
+            let authors = try Self.authorsByName(in: context)
+            _ = authors[0].books.first?.title
+            let titles = Dictionary(uniqueKeysWithValues: authors[5].books.map { ($0.pages, $0.title) })
+            #expect(titles == [50: "Book 5-0", 51: "Book 5-1", 52: "Changed in the parent", 53: "Book 5-3", 54: "Book 5-4", 55: "Book 5-5"])
+        }
+    }
 }

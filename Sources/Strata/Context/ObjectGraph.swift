@@ -88,7 +88,7 @@ final class ObjectGraph {
     private(set) lazy var modelHasDerivedAttributes = model.hasDerivedAttributes
     var derivationReaderCache: [String: [Int]] = [:]
     /// Store identifier → the incremental store it is (`nil`: another kind), looked up once.
-    private var incrementalStores: [String: IncrementalStore?] = [:]
+    var incrementalStores: [String: IncrementalStore?] = [:]
 
     init(coordinator: PersistentStoreCoordinator, parent: ManagedObjectContext? = nil, settings: ContextSettings = ContextSettings()) {
         self.coordinator = coordinator

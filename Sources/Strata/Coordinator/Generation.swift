@@ -40,17 +40,45 @@ struct Generation: Sendable {
     /// and not kept in the generation: a batch of a fetch with a batch size, whose objects hold
     /// their rows themselves. Rows of atomic stores are taken from memory; objects the
     /// generation does not have are left out.
-    func rowsReadTogether(_ ids: [ManagedObjectID]) -> [ManagedObjectID: Row] {
+    ///
+    /// The rows of `alongside` (objects of incremental stores) are read in the same queries and
+    /// kept in the generation, where ``row(for:)`` finds them, rather than returned.
+    func rowsReadTogether(_ ids: [ManagedObjectID], keeping alongside: [ManagedObjectID] = []) -> [ManagedObjectID: Row] {
         var rows: [ManagedObjectID: Row] = [:]
         var byStore: [String: [ManagedObjectID]] = [:]
         for id in ids {
             guard case .permanent(let store, _) = id.key else { continue }
             if snapshots[store] != nil { byStore[store, default: []].append(id) } else { rows[id] = row(for: id) }
         }
+        for id in alongside {
+            if case .permanent(let store, _) = id.key, snapshots[store] != nil { byStore[store, default: []].append(id) }
+        }
+        let kept = Set(alongside)
         for (store, ids) in byStore {
-            for (id, row) in snapshots[store]?.rowsReadTogether(ids) ?? [] { rows[id] = row }
+            guard let snapshot = snapshots[store] else { continue }
+            var keeping: [(ManagedObjectID, Row)] = []
+            for (id, row) in snapshot.rowsReadTogether(ids) {
+                if kept.contains(id) { keeping.append((id, row)) } else { rows[id] = row }
+            }
+            snapshot.keep(keeping)
         }
         return rows
+    }
+
+    /// Those of `ids` whose rows the generation has not read from their incremental store yet,
+    /// in their order (objects of atomic stores are always read: they are in memory).
+    func notReadYet(_ ids: [ManagedObjectID]) -> [ManagedObjectID] {
+        var byStore: [String: Set<ManagedObjectID>] = [:]
+        for id in ids {
+            if case .permanent(let store, _) = id.key, let snapshot = snapshots[store], byStore[store] == nil {
+                byStore[store] = snapshot.holding(ids)
+            }
+        }
+        guard !byStore.isEmpty else { return ids }
+        return ids.filter { id in
+            guard case .permanent(let store, _) = id.key else { return true }
+            return byStore[store]?.contains(id) != true
+        }
     }
 
     /// ``row(for:)`` where it is stored, for a commit's checks: reading a version or one

@@ -41,6 +41,19 @@ final class StoreSnapshot: Sendable {
         }
     }
 
+    /// Keeps rows read through this snapshot, for ``row(for:)``.
+    func keep(_ rows: [(ManagedObjectID, Row)]) {
+        guard !rows.isEmpty else { return }
+        cache.withLock { cache in
+            for (id, row) in rows { cache[id] = row }
+        }
+    }
+
+    /// Those of `ids` whose rows were read through this snapshot already.
+    func holding(_ ids: [ManagedObjectID]) -> Set<ManagedObjectID> {
+        cache.withLock { cache in Set(ids.filter { cache[$0] != nil }) }
+    }
+
     /// The rows of `ids`, read together (one query per entity and 200 objects on the SQL
     /// stores), not kept here; those read through this snapshot already are taken from the
     /// cache. A store that fails to read says why in the log; those objects are left out, and

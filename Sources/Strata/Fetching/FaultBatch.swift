@@ -8,9 +8,14 @@ final class FaultBatch {
     /// The fetch's ``FetchRequest/relationshipKeyPathsForPrefetching``, followed from the batch's
     /// objects when their rows are read.
     let prefetching: [String]
+    /// For the objects of one to-many relationship: objects its owner's neighbours relate to,
+    /// whose rows are read with the batch's and left in the generation for their own faults
+    /// (``ObjectGraph/relatedObjects(of:at:)``).
+    let alongside: [ManagedObjectID]
 
-    init(ids: [ManagedObjectID], prefetching: [String]) {
+    init(ids: [ManagedObjectID], prefetching: [String], alongside: [ManagedObjectID] = []) {
         self.ids = ids
         self.prefetching = prefetching
+        self.alongside = alongside
     }
 }

@@ -237,7 +237,7 @@ extension ManagedObject {
     func relatedObjects(at index: Int) -> [ManagedObject] {
         willAccessValues()
         guard let graph else { return detachedTargets[index] ?? [] }
-        return graph.relatedObjects(storage.relationships[index].objectIDs)
+        return graph.relatedObjects(of: self, at: index)
     }
 
     /// Sets a relationship's objects. Objects of one context relate; so do objects of no
