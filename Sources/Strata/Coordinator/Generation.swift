@@ -17,8 +17,11 @@ struct Generation: Sendable {
     /// Incremental store identifier → the snapshot this generation reads that store through.
     /// (Atomic stores' objects are in `stores`; an incremental store's stay in the store.)
     var snapshots: [String: StoreSnapshot] = [:]
+    /// The sorted orders of this generation's atomic tables fetches have needed (each
+    /// generation makes its own: an order is of the tables it was made from).
+    let sortedOrders = SortedOrders()
 
-    static let empty = Generation(number: 0, stores: [:])
+    static var empty: Generation { Generation(number: 0, stores: [:]) }
 
     func row(for id: ManagedObjectID) -> Row? {
         guard case .permanent(let store, let reference) = id.key else { return nil }

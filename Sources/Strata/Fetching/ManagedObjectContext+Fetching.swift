@@ -155,6 +155,10 @@ extension ObjectGraph {
                 return refs
             }
         }
+        if sorted, let window = try windowOfSortedOrder(for: request, names: names, sortKeys: sortKeys, evaluator: evaluator) {
+            rowsConsidered = window.count
+            return window
+        }
         let wanted = Set(names)
         // Stored rows of objects the context changed are considered with their changes, below.
         var changed: [String: Set<Int64>] = [:]
@@ -220,26 +224,7 @@ extension ObjectGraph {
         }
         guard sorted else { return matches }
         if !sortKeys.isEmpty {
-            // Each match's keys in one flat array, and the matches' positions sorted by them (ties
-            // in the matches' order): no array per match, nothing copied as the sort moves.
-            let width = sortKeys.count
-            var keys: [EvaluationValue] = []
-            keys.reserveCapacity(matches.count * width)
-            for ref in matches {
-                for (expression, _) in sortKeys { keys.append(try evaluator.value(expression, on: .object(ref))) }
-            }
-            let descriptors = sortKeys.map(\.1)
-            var positions = Array(matches.indices)
-            keys.withUnsafeBufferPointer { keys in
-                positions.sort { a, b in
-                    for index in 0..<width {
-                        let order = descriptors[index].order(keys[a * width + index], keys[b * width + index])
-                        if order != .orderedSame { return (order == .orderedAscending) == descriptors[index].ascending }
-                    }
-                    return a < b
-                }
-            }
-            matches = positions.map { matches[$0] }
+            matches = try sortedPositions(of: matches, by: sortKeys, evaluator: evaluator).map { matches[$0] }
         }
         var window = matches.dropFirst(request.fetchOffset)[...]
         if request.fetchLimit > 0 { window = window.prefix(request.fetchLimit) }
