@@ -26,8 +26,9 @@ final class SortedOrders: Sendable {
         let entries: [Entry]
     }
 
-    /// Past this many orders in one generation, the oldest are let go (a generation lives as
-    /// long as a context reads it; its orders should not grow without bound).
+    /// Past this many orders in one generation, all are let go and the next fetches make theirs
+    /// again (a generation lives as long as a context reads it; its orders must not grow without
+    /// bound).
     static let limit = 8
     private let orders = ThreadLocked<[Key: Order]>([:])
 

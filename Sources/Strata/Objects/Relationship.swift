@@ -1,7 +1,8 @@
 import OrderedCollections
 
 /// A typed accessor for a relationship of a ``ManagedObject`` subclass: `Author?` for to-one,
-/// `Set<Book>` for to-many, `[Chapter]` (or `OrderedSet<Chapter>`) for ordered to-many.
+/// `Set<Book>` for to-many, `[Chapter]` (or `OrderedSet<Chapter>`) for ordered to-many — or,
+/// as Xcode generates them, `NSSet?` and `NSOrderedSet?` (``OptionalRelationshipValue``).
 ///
 /// ```swift
 /// final class Author: ManagedObject {
@@ -86,23 +87,19 @@ extension Relationship {
 }
 
 /// The Swift forms of a relationship's value: `T?`, `Set<T>`, `[T]` and `OrderedSet<T>` of a
-/// ``ManagedObject`` subclass `T`.
+/// ``ManagedObject`` subclass `T`, and Core Data's `NSSet?` and `NSOrderedSet?`.
 public protocol RelationshipValue {
     /// The value for the related objects; `nil` when they are not of the expected class.
     init?(relatedObjects: [ManagedObject])
     var relatedObjects: [ManagedObject] { get }
 }
 
-extension Optional: RelationshipValue where Wrapped: ManagedObject {
+extension Optional: RelationshipValue where Wrapped: OptionalRelationshipValue {
     public init?(relatedObjects: [ManagedObject]) {
-        guard let first = relatedObjects.first else {
-            self = .none
-            return
-        }
-        guard let object = first as? Wrapped else { return nil }
-        self = .some(object)
+        guard Wrapped.canHold(relatedObjects) else { return nil }
+        self = Wrapped.relationshipValue(holding: relatedObjects)
     }
-    public var relatedObjects: [ManagedObject] { map { [$0] } ?? [] }
+    public var relatedObjects: [ManagedObject] { map { Wrapped.relationshipObjects(in: $0) } ?? [] }
 }
 
 extension Set: RelationshipValue where Element: ManagedObject {
