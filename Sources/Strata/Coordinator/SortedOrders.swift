@@ -1,9 +1,9 @@
 /// The sorted orders of one generation's atomic tables that fetches have needed: for a sort
 /// (its descriptors) over an entity and the subentities a fetch includes, in the stores it
 /// searches, every row's place. A generation never changes, so an order made once serves every
-/// later fetch of that generation with the same sort and no predicate: a page of 50 of 95,000
-/// books sorted by title is a slice, not a sort — what an ordered index gives the SQL stores.
-/// The next generation starts with none.
+/// later fetch of that generation with the same sort: a page of 50 of 95,000 books sorted by
+/// title is a slice, not a sort — what an ordered index gives the SQL stores — and a page with
+/// a predicate walks the order until it is full. The next generation starts with none.
 final class SortedOrders: Sendable {
     /// What an order is of.
     struct Key: Hashable, Sendable {

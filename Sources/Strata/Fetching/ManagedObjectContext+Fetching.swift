@@ -156,7 +156,6 @@ extension ObjectGraph {
             }
         }
         if sorted, let window = try windowOfSortedOrder(for: request, names: names, sortKeys: sortKeys, evaluator: evaluator) {
-            rowsConsidered = window.count
             return window
         }
         let wanted = Set(names)
@@ -179,8 +178,10 @@ extension ObjectGraph {
                 let space = ObjectIDSpace.make(store: store, entityName: name)
                 let plan = request.usesFastPaths ? IndexPlan(predicate: request.predicate, layout: entityLayout) : nil
                 if let plan, let index = generation.index(store: store, entity: name, slot: plan.slot) {
-                    // The index narrows the rows to consider.
-                    for reference in plan.references(in: index) where !skipped.contains(reference) {
+                    // The index narrows the rows to consider. A sorted fetch takes them in reference
+                    // order, as a scan does, so that ties on the sort keys come in one order either way.
+                    let references = plan.references(in: index)
+                    for reference in sorted ? references.sorted() : references where !skipped.contains(reference) {
                         guard let row = table[stored: reference] else { continue }
                         try consider(ObjectRef(id: ManagedObjectID(space: space, number: reference), stored: row, layout: entityLayout))
                     }

@@ -29,17 +29,19 @@ extension ObjectGraph {
         return positions
     }
 
-    /// The window of a sorted fetch with no predicate whose answer is the generation's atomic
-    /// tables as they are: no incremental store searched, no object of the entities changed in
-    /// this context (when the request includes pending changes) or in a parent, every sort key
-    /// an attribute of each entity. The generation's order for that sort is made once (the
-    /// same rows, the same comparisons and ties as sorting them here), and each fetch reads its
-    /// window: `fetchOffset` and `fetchLimit` cost the page, not a sort of the table. `nil`
-    /// otherwise, and the fetch sorts what it matched.
+    /// The window of a sorted fetch whose answer is the generation's atomic tables as they are:
+    /// no incremental store searched, no object of the entities changed in this context (when
+    /// the request includes pending changes) or in a parent, every sort key an attribute of each
+    /// entity. The generation's order for that sort is made once (the same rows, the same
+    /// comparisons and ties as sorting them here), and each fetch reads its window:
+    /// `fetchOffset` and `fetchLimit` cost the page, not a sort of the table. With a predicate
+    /// (and a limit: a page), the order is walked testing each row until the page is full —
+    /// unless an index would narrow the rows first. Sets ``rowsConsidered``; `nil` otherwise,
+    /// and the fetch sorts what it matched.
     func windowOfSortedOrder<Result: ManagedObject>(
         for request: FetchRequest<Result>, names: [String], sortKeys: [(ValueExpression, FetchSortDescriptor)], evaluator: PredicateEvaluator
     ) throws -> [ObjectRef]? {
-        guard request.usesFastPaths, request.predicate == nil, !sortKeys.isEmpty else { return nil }
+        guard request.usesFastPaths, !sortKeys.isEmpty, request.predicate == nil || request.fetchLimit > 0 else { return nil }
         let layouts = names.compactMap { model.layout(for: $0) }
         guard layouts.count == names.count,
             request.sortDescriptors.allSatisfy({ descriptor in
@@ -58,6 +60,16 @@ extension ObjectGraph {
             if changes.contains(where: { $0.contains { wanted.contains($0.entity.name) } }) { return nil }
         }
         let searched = generation.stores.keys.filter { request.searches(store: $0) }
+        if let predicate = request.predicate {
+            // An index narrows a selective predicate's rows faster than walking the order.
+            for store in searched {
+                for (name, layout) in zip(names, layouts) {
+                    if let plan = IndexPlan(predicate: predicate, layout: layout), generation.index(store: store, entity: name, slot: plan.slot) != nil {
+                        return nil
+                    }
+                }
+            }
+        }
         let key = SortedOrders.Key(stores: searched, entities: names, sort: request.sortDescriptors)
         let order = try generation.sortedOrders.order(for: key) {
             // The rows the fetch would match, in the order it would match them.
@@ -78,17 +90,51 @@ extension ObjectGraph {
             let positions = try sortedPositions(of: refs, by: sortKeys, evaluator: evaluator)
             return SortedOrders.Order(tables: tables, entries: positions.map { entries[$0] })
         }
-        let start = min(request.fetchOffset, order.entries.count)
-        let end = request.fetchLimit > 0 ? min(start + request.fetchLimit, order.entries.count) : order.entries.count
         let tables = order.tables.map { store, name in
-            (table: generation.stores[store]?[name], space: ObjectIDSpace.make(store: store, entityName: name), layout: model.layout(for: name))
+            let layout = model.layout(for: name)
+            return (
+                table: generation.stores[store]?[name], space: ObjectIDSpace.make(store: store, entityName: name), layout: layout,
+                test: request.predicate.flatMap { predicate in layout.flatMap { RowTest(predicate, layout: $0) } }
+            )
+        }
+        func ref(_ entry: SortedOrders.Entry) -> ObjectRef? {
+            let source = tables[entry.table]
+            guard let stored = source.table?[stored: entry.reference], let layout = source.layout else { return nil }
+            return ObjectRef(id: ManagedObjectID(space: source.space, number: entry.reference), stored: stored, layout: layout)
         }
         var window: [ObjectRef] = []
-        window.reserveCapacity(end - start)
-        for entry in order.entries[start..<end] {
-            let source = tables[entry.table]
-            guard let stored = source.table?[stored: entry.reference], let layout = source.layout else { continue }
-            window.append(ObjectRef(id: ManagedObjectID(space: source.space, number: entry.reference), stored: stored, layout: layout))
+        guard let predicate = request.predicate else {
+            let start = min(request.fetchOffset, order.entries.count)
+            let end = request.fetchLimit > 0 ? min(start + request.fetchLimit, order.entries.count) : order.entries.count
+            window.reserveCapacity(end - start)
+            for entry in order.entries[start..<end] {
+                if let ref = ref(entry) { window.append(ref) }
+            }
+            rowsConsidered = window.count
+            return window
+        }
+        var passed = 0
+        rowsConsidered = 0
+        for entry in order.entries {
+            guard let ref = ref(entry) else { continue }
+            rowsConsidered += 1
+            let matches: Bool
+            if let test = tables[entry.table].test {
+                switch ref.stored {
+                case .row(let row): matches = test.matches(row)
+                case .column(let columns, let position):
+                    var cursor = ColumnCursor(columns: columns)
+                    cursor.position = position
+                    matches = test.matches(cursor)
+                }
+            } else {
+                matches = try evaluator.evaluate(predicate, on: .object(ref))
+            }
+            guard matches else { continue }
+            passed += 1
+            guard passed > request.fetchOffset else { continue }
+            window.append(ref)
+            if window.count == request.fetchLimit { break }
         }
         return window
     }
