@@ -45,27 +45,30 @@ final class PostgresRelationalConnection: RelationalConnection {
 
     /// The rows in statements of up to ``rowsPerStatement`` rows: each column bound as one array
     /// (``PostgresColumnArray``) and spread into rows by `unnest`, so a save of many objects
-    /// costs the server a few statements, not one per row. Each statement returns the keys it
-    /// wrote, so an object whose key was taken (an insert) or whose version another save moved
-    /// on (an update, a delete) is found as the per-row statement finds it. Rows whose values a
-    /// column's array cannot hold go row by row, as does a lone row.
+    /// costs the server a few statements, not one per row. Each statement of rows returns the
+    /// keys it wrote, so an object whose key was taken (an insert) or whose version another
+    /// save moved on (an update, a delete) is found as the per-row statement finds it. Rows
+    /// whose values a column's array cannot hold go row by row, as does a lone row.
     func write(_ batch: RelationalWriteBatch) throws {
         let bound: [String]
         switch batch.kind {
         case .insert(let columns): bound = columns
         case .update(let columns): bound = columns + ["Z_PK", "Z_OPT"]
         case .delete: bound = ["Z_PK", "Z_OPT"]
+        case .link(let own, let other, let order, _): bound = [own, other] + (order.map { [$0] } ?? [])
+        case .unlink(let own): bound = [own]
+        case .position(let column): bound = [column, "Z_PK"]
         }
-        guard batch.rows.count > 1, let kinds = storages(of: bound, in: batch.table) else { return try writeRowByRow(batch) }
+        guard batch.rows.count > 1, let kinds = storages(of: bound, in: batch.table, kind: batch.kind) else { return try writeRowByRow(batch) }
         let table = dialect.table(batch.table)
         let returning = "RETURNING \(dialect.column("Z_PK", of: "stored"))"
         // An update's and a delete's unnested columns are named by position (`v1` …), the last
         // two being the key and the version read.
         let names = bound.indices.map { "v\($0 + 1)" }
         let unnested = "unnest(\(arrays(kinds))) AS written(\(names.map(dialect.column).joined(separator: ", ")))"
+        func written(_ position: Int) -> String { dialect.column(names[position], of: "written") }
         func matched() -> String {
-            "\(dialect.column("Z_PK", of: "stored")) = \(dialect.column(names[names.count - 2], of: "written")) "
-                + "AND \(dialect.column("Z_OPT", of: "stored")) = \(dialect.column(names[names.count - 1], of: "written"))"
+            "\(dialect.column("Z_PK", of: "stored")) = \(written(names.count - 2)) AND \(dialect.column("Z_OPT", of: "stored")) = \(written(names.count - 1))"
         }
         let sql: String
         switch batch.kind {
@@ -73,19 +76,41 @@ final class PostgresRelationalConnection: RelationalConnection {
             sql = "INSERT INTO \(table) AS stored (\(columns.map(dialect.column).joined(separator: ", "))) SELECT * FROM unnest(\(arrays(kinds))) "
                 + "ON CONFLICT (\(dialect.column("Z_PK"))) DO NOTHING \(returning)"
         case .update(let columns):
-            let assignments = columns.indices.map { "\(dialect.column(columns[$0])) = \(dialect.column(names[$0], of: "written"))" }
+            let assignments = columns.indices.map { "\(dialect.column(columns[$0])) = \(written($0))" }
             sql = "UPDATE \(table) AS stored SET \(assignments.joined(separator: ", ")) FROM \(unnested) WHERE \(matched()) \(returning)"
         case .delete:
             sql = "DELETE FROM \(table) AS stored USING \(unnested) WHERE \(matched()) \(returning)"
+        case .link(let own, let other, let order, let destination):
+            // As the per-row statement: only while the target is stored, keeping it stored.
+            let keep = dialect.keepsRowClause.map { " \($0)" } ?? ""
+            let onConflict = order.map { "DO UPDATE SET \(dialect.column($0)) = excluded.\(dialect.column($0))" } ?? "DO NOTHING"
+            sql = "INSERT INTO \(table) (\(bound.map(dialect.column).joined(separator: ", "))) SELECT * FROM \(unnested) "
+                + "WHERE EXISTS (SELECT 1 FROM \(dialect.table(destination)) AS target WHERE \(dialect.column("Z_PK", of: "target")) = \(written(1))\(keep)) "
+                + "ON CONFLICT (\(dialect.column(own)), \(dialect.column(other))) \(onConflict)"
+        case .unlink(let own):
+            sql = "DELETE FROM \(table) AS stored USING \(unnested) WHERE \(dialect.column(own, of: "stored")) = \(written(0))"
+        case .position(let column):
+            sql = "UPDATE \(table) AS stored SET \(dialect.column(column)) = \(written(0)) FROM \(unnested) "
+                + "WHERE \(dialect.column("Z_PK", of: "stored")) = \(written(1))"
         }
         // A new row's key is its first value; a changed or deleted row's, the last but one.
-        let keyAt = if case .insert = batch.kind { 0 } else { bound.count - 2 }
+        let keyAt: Int? =
+            switch batch.kind {
+            case .insert: 0
+            case .update, .delete: bound.count - 2
+            case .link, .unlink, .position: nil
+            }
         try send(sql, kinds: kinds, rows: batch.rows, keyAt: keyAt, rowSQL: batch.rowSQL)
     }
 
-    /// How `table` stores each of `columns` (the bookkeeping columns hold integers), or `nil`
-    /// when one is not known: the rows then go row by row.
-    private func storages(of columns: [String], in table: String) -> [PostgresStorage]? {
+    /// How `table` stores each of `columns` (the bookkeeping columns, and every column of a
+    /// link, an unlink or a position, hold integers), or `nil` when one is not known: the rows
+    /// then go row by row.
+    private func storages(of columns: [String], in table: String, kind: RelationalWriteBatch.Kind) -> [PostgresStorage]? {
+        switch kind {
+        case .link, .unlink, .position: return columns.map { _ in .integer }
+        case .insert, .update, .delete: break
+        }
         guard let storages = columnStorages[table] else { return nil }
         var kinds: [PostgresStorage] = []
         for column in columns {
@@ -101,10 +126,12 @@ final class PostgresRelationalConnection: RelationalConnection {
     }
 
     /// Sends `sql` for each run of up to ``rowsPerStatement`` rows, each column bound as one
-    /// array; the objects whose key (the value at `keyAt`) it does not return are among those
-    /// ``finishWrites()`` returns. A run whose values a column's array cannot hold goes row by
-    /// row, with `rowSQL`.
-    private func send(_ sql: String, kinds: [PostgresStorage], rows: [(values: [SQLValue], object: ManagedObjectID)], keyAt: Int, rowSQL: String) throws {
+    /// array; where `keyAt` is given, the objects whose key (the value at `keyAt`) it does not
+    /// return are among those ``finishWrites()`` returns. A run whose values a column's array
+    /// cannot hold goes row by row, with `rowSQL`.
+    private func send(
+        _ sql: String, kinds: [PostgresStorage], rows: [(values: [SQLValue], object: ManagedObjectID?)], keyAt: Int?, rowSQL: String
+    ) throws {
         var start = 0
         runs: while start < rows.count {
             let run = rows[start..<min(start + Self.rowsPerStatement, rows.count)]
@@ -118,9 +145,12 @@ final class PostgresRelationalConnection: RelationalConnection {
                 bindings.append(array)
             }
             var objects: [Int64: ManagedObjectID] = [:]
-            for (values, object) in run {
-                if case .integer(let key) = values[keyAt] { objects[key] = object }
+            if let keyAt {
+                for (values, object) in run {
+                    if case .integer(let key) = values[keyAt], let object { objects[key] = object }
+                }
             }
+            // A batch with nothing to find still counts among the few big statements in flight.
             try statements.sendReturningKeys(sql, bindings: bindings, objects: objects)
         }
     }

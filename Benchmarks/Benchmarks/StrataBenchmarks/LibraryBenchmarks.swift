@@ -5,12 +5,21 @@ import Workloads
 
 /// The Library data set's workloads (``LibraryData``: authors, books and ebooks, tags), on
 /// the three stores, against GRDB with associations and SQLite's C API by hand (the PostgreSQL
-/// store against postgres-nio): L1 a page of books sorted by title with their authors
-/// prefetched (ten pages of 50), L2 every author's books through to-many faults, L3 one book
-/// in a hundred retitled and saved. `measure` names a benchmark `workload/N/peer`.
+/// store against postgres-nio): L0 the data set imported into a new store, L1 a page of books
+/// sorted by title with their authors prefetched (ten pages of 50), L2 every author's books
+/// through to-many faults, L3 one book in a hundred retitled and saved. `measure` names a
+/// benchmark `workload/N/peer`.
 func libraryBenchmarks(objects count: Int, measure: (String, String, @escaping @Sendable (Benchmark) async throws -> Void) -> Void) {
     let stores: [(String, Bool)] = [("Strata", false), ("Strata SQLite", true)]
     for (store, sqlite) in stores {
+        measure("L0 import", store) { benchmark in
+            let data = LibraryData.generate(objects: count)
+            let url = try Fixtures.scratchFolder().appendingPathComponent(sqlite ? "library.sqlite" : "library.strata")
+            let context = try await LibraryStrataPeer.open(url)
+            benchmark.startMeasurement()
+            try await LibraryStrataPeer.insert(data, into: context)
+            benchmark.stopMeasurement()
+        }
         measure("L1 page of books", store) { benchmark in
             let context = try await LibraryStrataPeer.open(LibraryStrataPeer.fixture(objects: count, sqlite: sqlite))
             benchmark.startMeasurement()
@@ -30,6 +39,13 @@ func libraryBenchmarks(objects count: Int, measure: (String, String, @escaping @
             blackHole(try await LibraryStrataPeer.changeOnePercent(context))
             benchmark.stopMeasurement()
         }
+    }
+    measure("L0 import", "GRDB") { benchmark in
+        let data = LibraryData.generate(objects: count)
+        let url = try Fixtures.scratchFolder().appendingPathComponent("library.sqlite")
+        benchmark.startMeasurement()
+        blackHole(try LibraryGRDBPeer.create(at: url, holding: data))
+        benchmark.stopMeasurement()
     }
     measure("L1 page of books", "GRDB") { benchmark in
         let pool = try await GRDBPeer.open(LibraryGRDBPeer.fixture(objects: count))
@@ -71,6 +87,20 @@ func libraryBenchmarks(objects count: Int, measure: (String, String, @escaping @
     // On PostgreSQL, the fixtures are schemas kept for the run: L3 changes them (each change
     // toggles the same books' titles, so every iteration writes as much).
     guard PostgresNIOPeer.serverURL != nil else { return }
+    measure("L0 import", "Strata Postgres") { benchmark in
+        let data = LibraryData.generate(objects: count)
+        let context = try await LibraryStrataPeer.open(StrataPeer.newPostgresStore("library_import"))
+        benchmark.startMeasurement()
+        try await LibraryStrataPeer.insert(data, into: context)
+        benchmark.stopMeasurement()
+    }
+    measure("L0 import", "postgres-nio") { benchmark in
+        let data = LibraryData.generate(objects: count)
+        let schema = PostgresNIOPeer.newSchema("nio_library_import")
+        benchmark.startMeasurement()
+        try await LibraryPostgresNIOPeer.create(schema: schema, holding: data)
+        benchmark.stopMeasurement()
+    }
     measure("L1 page of books", "Strata Postgres") { benchmark in
         let context = try await LibraryStrataPeer.open(LibraryStrataPeer.postgresFixture(objects: count))
         benchmark.startMeasurement()

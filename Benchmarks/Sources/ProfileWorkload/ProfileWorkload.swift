@@ -7,7 +7,7 @@ import Workloads
 /// with `-postgres` the PostgreSQL store's, on the server `STRATA_POSTGRES_URL` names.
 ///
 ///     profile-workload insert|fetch|fetch-batched|controller|refetch|controller-save|save-alone|update|lookups|save|open|batch-insert|batch-delete[-binary|-postgres] N
-///     profile-workload library-page|library-walk|library-change[-binary|-postgres] N
+///     profile-workload library-page|library-walk|library-change|library-import[-binary|-postgres] N
 ///
 /// The fixture it starts from is made first (and kept in `STRATA_BENCH_FIXTURES`), outside what
 /// `STRATA_PROFILE_START` marks; a profiler attached from the start sees both.
@@ -77,9 +77,21 @@ import Workloads
         FileHandle.standardError.write(Data("\(workload) \(count): \(ContinuousClock.now - started)\n".utf8))
     }
 
-    /// The Library workloads: `library-page|walk|change[-binary|-postgres] N`, on Strata's store.
+    /// The Library workloads: `library-page|walk|change|import[-binary|-postgres] N`, on
+    /// Strata's store (`import` inserts and saves the data set in a new store).
     static func library(_ workload: String, objects: Int) async throws {
         let store = workload.hasSuffix("-binary") ? "binary" : workload.hasSuffix("-postgres") ? "postgres" : "sqlite"
+        if workload.hasPrefix("library-import") {
+            let url = store == "postgres"
+                ? try StrataPeer.newPostgresStore("profile_library")
+                : try Fixtures.scratchFolder().appendingPathComponent(store == "binary" ? "library.strata" : "library.sqlite")
+            let data = LibraryData.generate(objects: objects)
+            let context = try await LibraryStrataPeer.open(url)
+            let started = ContinuousClock.now
+            try await LibraryStrataPeer.insert(data, into: context)
+            FileHandle.standardError.write(Data("\(workload) \(objects): \(ContinuousClock.now - started)\n".utf8))
+            return
+        }
         let fixture = store == "postgres"
             ? try await LibraryStrataPeer.postgresFixture(objects: objects)
             : try await LibraryStrataPeer.fixture(objects: objects, sqlite: store == "sqlite")

@@ -18,8 +18,9 @@ public enum LibraryPostgresNIOPeer {
         return schema
     }
 
-    /// The tables (as ``LibraryGRDBPeer``'s schema), filled 10,000 rows per statement.
-    static func create(schema: String, holding data: LibraryData) async throws {
+    /// The tables (as ``LibraryGRDBPeer``'s schema), filled 10,000 rows per statement, in one
+    /// transaction (workload L0, and the fixtures).
+    public static func create(schema: String, holding data: LibraryData) async throws {
         let connection = try await PostgresNIOPeer.connect()
         try await connection.query("CREATE SCHEMA \(unescaped: schema)", logger: logger)
         try await connection.query("SET search_path TO \(unescaped: schema)", logger: logger)

@@ -10,7 +10,7 @@ struct RelationalBatchGatherer<Key: Hashable> {
 
     /// Adds a row to the batch of `key`, made by `make` the first time; sends the batch when full.
     mutating func add(
-        _ values: [SQLValue], of object: ManagedObjectID, to key: Key, connection: some RelationalConnection,
+        _ values: [SQLValue], of object: ManagedObjectID?, to key: Key, connection: some RelationalConnection,
         making make: () -> RelationalWriteBatch
     ) throws {
         if batches[key] == nil { batches[key] = make() }

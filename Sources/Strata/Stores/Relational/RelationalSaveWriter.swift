@@ -57,18 +57,23 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
         let deleted = try changes.deleted.map { id, version in (id, version, try place(of: id)) }
             .sorted { ($0.2.entity.number, $0.2.reference) < ($1.2.entity.number, $1.2.reference) }
         var deletes = RelationalBatchGatherer<String>()
+        var unlinks = RelationalBatchGatherer<StatementKey>()
         for (id, version, (entity, reference)) in deleted {
             try deletes.add([.integer(reference), .integer(version)], of: id, to: entity.table, connection: connection) {
                 RelationalWriteBatch(.delete, table: entity.table, rowSQL: deleteSQL(of: entity))
             }
             for toMany in entity.toManys {
                 guard case .joinTable(let table, let own, _, _, _, _) = toMany.storage else { continue }
-                try connection.write(
-                    sql(.deleteLinks(table: table, own: own)) { "DELETE FROM \(dialect.table(table)) WHERE \(dialect.column(own)) = \(dialect.placeholder(1))" },
-                    [.integer(reference)], object: nil)
+                let key = StatementKey.deleteLinks(table: table, own: own)
+                try unlinks.add([.integer(reference)], of: nil, to: key, connection: connection) {
+                    RelationalWriteBatch(
+                        .unlink(own: own), table: table,
+                        rowSQL: sql(key) { "DELETE FROM \(dialect.table(table)) WHERE \(dialect.column(own)) = \(dialect.placeholder(1))" })
+                }
             }
         }
         try deletes.sendAll(to: connection)
+        try unlinks.sendAll(to: connection)
         // Updates of the same entity and columns go to the connection as one batch.
         var updates = RelationalBatchGatherer<StatementKey>()
         for (id, row) in changes.updated {
@@ -127,14 +132,20 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
                 "\(constraintConflicts.count) uniqueness constraint(s) broken: " + constraintConflicts.map(\.description).joined(separator: "; "),
                 constraintConflicts: constraintConflicts)
         }
+        // Links and positions of every object go to the connection in batches too: an import of
+        // a million tagged books is a few statements per join table, not one per link.
+        var links = RelationalBatchGatherer<StatementKey>()
         for (id, row) in changes.inserted {
             let (entity, reference) = try place(of: id)
-            if entity.writesToManys { try writeToManys(of: row, entity: entity, reference: reference, isNew: true) }
+            if entity.writesToManys { try writeToManys(of: row, entity: entity, reference: reference, isNew: true, into: &links) }
         }
         for (id, row) in changes.updated where changes.inserted[id] == nil {
             let (entity, reference) = try place(of: id)
-            if entity.writesToManys { try writeToManys(of: row, entity: entity, reference: reference, isNew: false, committed: changes.committed[id]) }
+            if entity.writesToManys {
+                try writeToManys(of: row, entity: entity, reference: reference, isNew: false, committed: changes.committed[id], into: &links)
+            }
         }
+        try links.sendAll(to: connection)
         _ = try connection.finishWrites()
         return versions
     }
@@ -234,12 +245,15 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
     }
 
     /// Join-table links and ordering keys of a saved object's to-many relationships: the links
-    /// it no longer has go, the ones it has are written with their positions. A new object has
-    /// no links to remove: one written back after a delete lost its own with its row. An
-    /// updated object's relationship that holds what it held in `committed` (the row its
-    /// context read; in order, for an ordered one) is left as stored: retitling a book writes
-    /// none of its tags' links.
-    private func writeToManys(of row: Row, entity: CoreDataTableMapping.Entity, reference: Int64, isNew: Bool, committed: Row? = nil) throws {
+    /// it no longer has go, the ones it has are gathered into `links` with their positions. A
+    /// new object has no links to remove: one written back after a delete lost its own with its
+    /// row. An updated object's relationship that holds what it held in `committed` (the row
+    /// its context read; in order, for an ordered one) is left as stored: retitling a book
+    /// writes none of its tags' links.
+    private func writeToManys(
+        of row: Row, entity: CoreDataTableMapping.Entity, reference: Int64, isNew: Bool, committed: Row? = nil,
+        into links: inout RelationalBatchGatherer<StatementKey>
+    ) throws {
         for toMany in entity.toManys {
             let targets = row.relationships[toMany.slot].objectIDs
             if let committed, Self.holdsTheSame(targets, as: committed.relationships[toMany.slot].objectIDs, ordered: toMany.storage.isOrdered) {
@@ -248,22 +262,28 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
             switch toMany.storage {
             case .inverseForeignKey(let table, _, let order):
                 guard let order else { continue }  // the targets' own rows hold the key
-                let update = sql(.order(table: table, column: order)) {
-                    "UPDATE \(dialect.table(table)) SET \(dialect.column(order)) = \(dialect.placeholder(1)) WHERE \(dialect.column("Z_PK")) = \(dialect.placeholder(2))"
-                }
+                let key = StatementKey.order(table: table, column: order)
                 for (position, target) in targets.enumerated() {
-                    guard let key = target.referenceNumber else { continue }
-                    try connection.write(update, [.integer(Self.orderKey(position)), .integer(key)], object: nil)
+                    guard let reference = target.referenceNumber else { continue }
+                    try links.add([.integer(Self.orderKey(position)), .integer(reference)], of: nil, to: key, connection: connection) {
+                        RelationalWriteBatch(.position(column: order), table: table, rowSQL: sql(key) {
+                            "UPDATE \(dialect.table(table)) SET \(dialect.column(order)) = \(dialect.placeholder(1)) WHERE \(dialect.column("Z_PK")) = \(dialect.placeholder(2))"
+                        })
+                    }
                 }
             case .joinTable(let table, let own, let other, let order, _, let destination):
                 let keys = targets.compactMap(\.referenceNumber)
                 if !isNew { try connection.removeLinks(in: table, ownColumn: own, otherColumn: other, of: reference, keeping: keys) }
-                let insert = sql(.link(table: table, own: own, order: order)) { linkSQL(table, own: own, other: other, order: order, destination: destination) }
-                for (position, key) in keys.enumerated() {
-                    var values: [SQLValue] = [.integer(reference), .integer(key)]
+                let key = StatementKey.link(table: table, own: own, order: order)
+                for (position, target) in keys.enumerated() {
+                    var values: [SQLValue] = [.integer(reference), .integer(target)]
                     if order != nil { values.append(.integer(Self.orderKey(position))) }
-                    if dialect.keepsRowClause != nil { values.append(.integer(key)) }
-                    try connection.write(insert, values, object: nil)
+                    if dialect.keepsRowClause != nil { values.append(.integer(target)) }
+                    try links.add(values, of: nil, to: key, connection: connection) {
+                        RelationalWriteBatch(
+                            .link(own: own, other: other, order: order, destination: destination), table: table,
+                            rowSQL: sql(key) { linkSQL(table, own: own, other: other, order: order, destination: destination) })
+                    }
                 }
             }
         }
