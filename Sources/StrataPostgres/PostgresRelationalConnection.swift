@@ -82,10 +82,13 @@ final class PostgresRelationalConnection: RelationalConnection {
             sql = "DELETE FROM \(table) AS stored USING \(unnested) WHERE \(matched()) \(returning)"
         case .link(let own, let other, let order, let destination):
             // As the per-row statement: only while the target is stored, keeping it stored.
-            let keep = dialect.keepsRowClause.map { " \($0)" } ?? ""
+            var stored = ""
+            if let destination {
+                let keep = dialect.keepsRowClause.map { " \($0)" } ?? ""
+                stored = "WHERE EXISTS (SELECT 1 FROM \(dialect.table(destination)) AS target WHERE \(dialect.column("Z_PK", of: "target")) = \(written(1))\(keep)) "
+            }
             let onConflict = order.map { "DO UPDATE SET \(dialect.column($0)) = excluded.\(dialect.column($0))" } ?? "DO NOTHING"
-            sql = "INSERT INTO \(table) (\(bound.map(dialect.column).joined(separator: ", "))) SELECT * FROM \(unnested) "
-                + "WHERE EXISTS (SELECT 1 FROM \(dialect.table(destination)) AS target WHERE \(dialect.column("Z_PK", of: "target")) = \(written(1))\(keep)) "
+            sql = "INSERT INTO \(table) (\(bound.map(dialect.column).joined(separator: ", "))) SELECT * FROM \(unnested) \(stored)"
                 + "ON CONFLICT (\(dialect.column(own)), \(dialect.column(other))) \(onConflict)"
         case .unlink(let own):
             sql = "DELETE FROM \(table) AS stored USING \(unnested) WHERE \(dialect.column(own, of: "stored")) = \(written(0))"

@@ -13,8 +13,9 @@ import Testing
 /// link behind (Core Data's join tables hold links of stored objects only).
 @Suite(.enabled(if: PostgresTestServer.isAvailable, "needs STRATA_POSTGRES_URL (scripts/test starts a server)"))
 struct PostgresBatchedLinkTests {
-    /// Unordered and ordered many-to-many (join tables, the ordered one with its positions) and
-    /// an ordered one-to-many (positions in the targets' own rows).
+    /// Many-to-many relationships unordered on both sides, ordered on one, ordered on both
+    /// (join tables: a link both its ends write is written once unless each side keeps a
+    /// position) and an ordered one-to-many (positions in the targets' own rows).
     static let model: ManagedObjectModel = {
         do {
             return try ManagedObjectModel {
@@ -23,6 +24,11 @@ struct PostgresBatchedLinkTests {
                     RelationshipDescription("tags", toMany: "Tag", inverse: "items")
                     RelationshipDescription("shelves", toMany: "Shelf", inverse: "items", ordered: true)
                     RelationshipDescription("steps", toMany: "Step", inverse: "item", ordered: true)
+                    RelationshipDescription("lists", toMany: "List", inverse: "items", ordered: true)
+                }
+                EntityDescription("List") {
+                    AttributeDescription("name", .string)
+                    RelationshipDescription("items", toMany: "Item", inverse: "lists", ordered: true)
                 }
                 EntityDescription("Tag") {
                     AttributeDescription("name", .string)
@@ -42,29 +48,28 @@ struct PostgresBatchedLinkTests {
         }
     }()
 
-    static func server(_ url: URL) async throws -> PersistentStoreCoordinator {
-        PostgresStore.register()
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try await coordinator.addPersistentStore(type: .postgreSQL, at: url)
-        return coordinator
-    }
-
-    /// Every item's relationships by name: its tags sorted (a set), its shelves and steps in order.
-    static func snapshot(_ items: [ManagedObject]) throws -> [String: [String]] {
+    /// Every item's relationships by name: its tags sorted (a set), its shelves, steps and lists
+    /// in order; and every list's items in order.
+    static func snapshot(_ objects: [ManagedObject]) throws -> [String: [String]] {
+        func names(_ objects: some Sequence<ManagedObject>) throws -> [String] { try objects.map { try $0.value(forKey: "name") as? String ?? "?" } }
         var snapshot: [String: [String]] = [:]
-        for item in items {
-            let name = try #require(try item.value(forKey: "name") as? String)
-            let tags = try #require(try item.value(forKey: "tags") as? Set<ManagedObject>)
-            let shelves = try #require(try item.value(forKey: "shelves") as? [ManagedObject])
-            let steps = try #require(try item.value(forKey: "steps") as? [ManagedObject])
-            func names(_ objects: some Sequence<ManagedObject>) throws -> [String] { try objects.map { try $0.value(forKey: "name") as? String ?? "?" } }
-            snapshot[name] = try names(tags).sorted() + ["|"] + names(shelves) + ["|"] + names(steps)
+        for object in objects {
+            let name = try #require(try object.value(forKey: "name") as? String)
+            if object.entity.name == "List" {
+                snapshot[name] = try names(try #require(try object.value(forKey: "items") as? [ManagedObject]))
+                continue
+            }
+            let tags = try #require(try object.value(forKey: "tags") as? Set<ManagedObject>)
+            let shelves = try #require(try object.value(forKey: "shelves") as? [ManagedObject])
+            let steps = try #require(try object.value(forKey: "steps") as? [ManagedObject])
+            let lists = try #require(try object.value(forKey: "lists") as? [ManagedObject])
+            snapshot[name] = try names(tags).sorted() + ["|"] + names(shelves) + ["|"] + names(steps) + ["|"] + names(lists)
         }
         return snapshot
     }
 
     /// Gives `item` random tags and shelves (in a random order) from `bits`; `steps` are its own.
-    static func link(_ item: ManagedObject, tags: [ManagedObject], shelves: [ManagedObject], random: inout SplitMix64) throws {
+    static func link(_ item: ManagedObject, tags: [ManagedObject], shelves: [ManagedObject], lists: [ManagedObject], random: inout SplitMix64) throws {
         let tagCount = Int(random.next() % 5)
         try item.setValue(Set((0..<tagCount).map { _ in tags[Int(random.next() % UInt64(tags.count))] }), forKey: "tags")
         var chosen: [ManagedObject] = []
@@ -73,12 +78,21 @@ struct PostgresBatchedLinkTests {
             if !chosen.contains(where: { $0 === shelf }) { chosen.append(shelf) }
         }
         try item.setValue(chosen, forKey: "shelves")
+        // An item joins a list at its end or, once in a while, at its start.
+        for _ in 0..<Int(random.next() % 3) {
+            let items = try lists[Int(random.next() % UInt64(lists.count))].mutableOrderedSetValue(forKey: "items")
+            guard !items.contains(item) else { continue }
+            if random.next() % 4 == 0 { items.insert(item, at: 0) } else { items.add(item) }
+        }
     }
 
-    @Test(arguments: [2, 12_345])
-    func aSaveOfManyLinksKeepsEveryRelationshipAndDeletedObjectsLeaveNone(count: Int) async throws {
-        let url = try await PostgresTestServer.newStoreURL()
-        let writer = try await Self.server(url)
+    /// Saves `count` items linked at random to tags, shelves, lists and steps in a new store at
+    /// `url`, then relinks a third, reorders their steps, deletes a seventh and a tag; returns
+    /// what the context held and what another coordinator reads back.
+    static func saveAndReadBack(count: Int, at url: URL, type: StoreType) async throws -> (saved: [String: [String]], read: [String: [String]]) {
+        PostgresStore.register()
+        let writer = PersistentStoreCoordinator(managedObjectModel: model)
+        try await writer.addPersistentStore(type: type, at: url)
         let saved = try await backgroundContext(writer).perform { context in
             var random = SplitMix64(seed: UInt64(count) &+ 34)
             let tags = try (0..<max(count / 50, 3)).map { number in
@@ -91,11 +105,16 @@ struct PostgresBatchedLinkTests {
                 try shelf.setValue("shelf \(number)", forKey: "name")
                 return shelf
             }
+            let lists = try (0..<max(count / 100, 3)).map { number in
+                let list = try context.insertNewObject(forEntityName: "List")
+                try list.setValue("list \(number)", forKey: "name")
+                return list
+            }
             var items: [ManagedObject] = []
             for number in 0..<count {
                 let item = try context.insertNewObject(forEntityName: "Item")
                 try item.setValue("item \(number)", forKey: "name")
-                try Self.link(item, tags: tags, shelves: shelves, random: &random)
+                try link(item, tags: tags, shelves: shelves, lists: lists, random: &random)
                 let steps = try (0..<Int(random.next() % 4)).map { step in
                     let object = try context.insertNewObject(forEntityName: "Step")
                     try object.setValue("step \(number).\(step)", forKey: "name")
@@ -107,7 +126,7 @@ struct PostgresBatchedLinkTests {
             try context.save()
             // Then: some items relinked, some steps reordered, some items and tags deleted.
             for item in items where random.next() % 3 == 0 {
-                try Self.link(item, tags: tags, shelves: shelves, random: &random)
+                try link(item, tags: tags, shelves: shelves, lists: lists, random: &random)
                 let steps = try #require(try item.value(forKey: "steps") as? [ManagedObject])
                 try item.setValue(Array(steps.reversed()), forKey: "steps")
             }
@@ -117,12 +136,20 @@ struct PostgresBatchedLinkTests {
             }
             context.delete(tags[0])
             try context.save()
-            return try Self.snapshot(kept)
+            return try snapshot(kept + lists)
         }
-        let reader = try await Self.server(url)
+        let reader = PersistentStoreCoordinator(managedObjectModel: model)
+        try await reader.addPersistentStore(type: type, at: url)
         let read = try await backgroundContext(reader).perform { context in
-            try Self.snapshot(context.fetch(FetchRequest<ManagedObject>(entityName: "Item")))
+            try snapshot(context.fetch(FetchRequest<ManagedObject>(entityName: "Item")) + context.fetch(FetchRequest<ManagedObject>(entityName: "List")))
         }
+        return (saved, read)
+    }
+
+    @Test(arguments: [2, 12_345])
+    func aSaveOfManyLinksKeepsEveryRelationshipAndDeletedObjectsLeaveNone(count: Int) async throws {
+        let url = try await PostgresTestServer.newStoreURL()
+        let (saved, read) = try await Self.saveAndReadBack(count: count, at: url, type: .postgreSQL)
         #expect(read.count == saved.count)
         let differing = saved.filter { read[$0.key] != $0.value }.keys.sorted()
         #expect(differing.isEmpty, "\(differing.count) items read back otherwise, first \(differing.prefix(3).map { "\($0): saved \(saved[$0] ?? []), read \(read[$0] ?? [])" })")

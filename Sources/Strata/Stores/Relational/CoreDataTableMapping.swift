@@ -50,7 +50,9 @@ package struct CoreDataTableMapping: Sendable {
         package let destinationNumbers: ClosedRange<Int>
     }
 
-    package struct Entity: Sendable {
+    /// A class, not a struct: a save or a read hands an entity's mapping on per row, and a
+    /// struct of seventeen arrays and strings would be retained field by field each time.
+    package final class Entity: Sendable {
         package let layout: EntityLayout
         package let number: Int
         package let table: String

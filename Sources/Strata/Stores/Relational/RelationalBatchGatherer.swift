@@ -7,17 +7,29 @@ import OrderedCollections
 /// came.
 struct RelationalBatchGatherer<Key: Hashable> {
     private var batches: OrderedDictionary<Key, RelationalWriteBatch> = [:]
+    /// The last key added to, and its batch's position: a save adds row after row of one
+    /// shape, and comparing keys costs less than hashing them (strings, for a join table).
+    private var last: (key: Key, index: Int)?
 
     /// Adds a row to the batch of `key`, made by `make` the first time; sends the batch when full.
     mutating func add(
         _ values: [SQLValue], of object: ManagedObjectID?, to key: Key, connection: some RelationalConnection,
         making make: () -> RelationalWriteBatch
     ) throws {
-        if batches[key] == nil { batches[key] = make() }
-        batches[key]?.rows.append((values, object))
-        if let batch = batches[key], batch.rows.count >= RelationalWriteBatch.rowsPerBatch {
-            try connection.write(batch)
-            batches[key]?.rows.removeAll(keepingCapacity: true)
+        let index: Int
+        if let last, last.key == key {
+            index = last.index
+        } else if let found = batches.index(forKey: key) {
+            index = found
+        } else {
+            index = batches.count
+            batches[key] = make()
+        }
+        last = (key, index)
+        batches.values[index].rows.append((values, object))
+        if batches.values[index].rows.count >= RelationalWriteBatch.rowsPerBatch {
+            try connection.write(batches.values[index])
+            batches.values[index].rows.removeAll(keepingCapacity: true)
         }
     }
 
@@ -25,5 +37,6 @@ struct RelationalBatchGatherer<Key: Hashable> {
     mutating func sendAll(to connection: some RelationalConnection) throws {
         for batch in batches.values where !batch.rows.isEmpty { try connection.write(batch) }
         batches.removeAll()
+        last = nil
     }
 }

@@ -20,7 +20,7 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
         case delete(entity: Int), insert(entity: Int), update(entity: Int, columns: [Int]), uniqueness(entity: Int, constraint: Int)
         // A join table is written from both sides (own and other swapped), and a table may hold
         // several relationships' positions: these are keyed by their columns too.
-        case deleteLinks(table: String, own: String), order(table: String, column: String), link(table: String, own: String, order: String?)
+        case deleteLinks(table: String, own: String), order(table: String, column: String), link(table: String, own: String, order: String?, checked: Bool)
     }
 
     /// The texts made so far, by shape: a class, so that making one while the writer reads its
@@ -135,16 +135,31 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
         // Links and positions of every object go to the connection in batches too: an import of
         // a million tagged books is a few statements per join table, not one per link.
         var links = RelationalBatchGatherer<StatementKey>()
+        var toManys: [ToManyWrite] = []
+        var linkWriters: [LinkSide: Set<Int64>] = [:]
         for (id, row) in changes.inserted {
             let (entity, reference) = try place(of: id)
-            if entity.writesToManys { try writeToManys(of: row, entity: entity, reference: reference, isNew: true, into: &links) }
+            if entity.writesToManys { toManys.append(ToManyWrite(row: row, reference: reference, isNew: true, slots: entity.toManys)) }
         }
         for (id, row) in changes.updated where changes.inserted[id] == nil {
             let (entity, reference) = try place(of: id)
-            if entity.writesToManys {
-                try writeToManys(of: row, entity: entity, reference: reference, isNew: false, committed: changes.committed[id], into: &links)
+            guard entity.writesToManys else { continue }
+            // A relationship that holds what it held when its context read it is left as stored:
+            // retitling a book writes none of its tags' links.
+            let committed = changes.committed[id]
+            let changed = entity.toManys.filter { toMany in
+                guard let committed else { return true }
+                return !Self.holdsTheSame(
+                    row.relationships[toMany.slot].objectIDs, as: committed.relationships[toMany.slot].objectIDs, ordered: toMany.storage.isOrdered)
+            }
+            if !changed.isEmpty { toManys.append(ToManyWrite(row: row, reference: reference, isNew: false, slots: changed)) }
+        }
+        for write in toManys {
+            for toMany in write.slots {
+                if case .joinTable(let table, let own, _, _, _, _) = toMany.storage { linkWriters[LinkSide(table: table, own: own), default: []].insert(write.reference) }
             }
         }
+        for write in toManys { try writeToManys(write, writers: linkWriters, inserted: changes.inserted, into: &links) }
         try links.sendAll(to: connection)
         _ = try connection.finishWrites()
         return versions
@@ -244,21 +259,36 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
         return nil
     }
 
+    /// A saved object's to-many relationships to write: every one of a new object, the changed
+    /// ones of an updated object.
+    private struct ToManyWrite {
+        let row: Row
+        let reference: Int64
+        let isNew: Bool
+        let slots: [CoreDataTableMapping.ToManySlot]
+    }
+
+    /// One side of a join table: the links its `own` column's objects write.
+    private struct LinkSide: Hashable {
+        let table: String
+        let own: String
+    }
+
     /// Join-table links and ordering keys of a saved object's to-many relationships: the links
     /// it no longer has go, the ones it has are gathered into `links` with their positions. A
     /// new object has no links to remove: one written back after a delete lost its own with its
-    /// row. An updated object's relationship that holds what it held in `committed` (the row
-    /// its context read; in order, for an ordered one) is left as stored: retitling a book
-    /// writes none of its tags' links.
+    /// row.
+    ///
+    /// A link whose both ends this save writes (`writers`: the owners writing each side) is
+    /// written once, from the side whose own column sorts first, unless this side keeps a
+    /// position of its own: an import of tagged books writes each link once, not from the book
+    /// and again from the tag. A link to an object this save inserts (`inserted`) needs no check
+    /// that its target is still stored: no other writer sees that object before the save commits.
     private func writeToManys(
-        of row: Row, entity: CoreDataTableMapping.Entity, reference: Int64, isNew: Bool, committed: Row? = nil,
-        into links: inout RelationalBatchGatherer<StatementKey>
+        _ write: ToManyWrite, writers: [LinkSide: Set<Int64>], inserted: [ManagedObjectID: Row], into links: inout RelationalBatchGatherer<StatementKey>
     ) throws {
-        for toMany in entity.toManys {
-            let targets = row.relationships[toMany.slot].objectIDs
-            if let committed, Self.holdsTheSame(targets, as: committed.relationships[toMany.slot].objectIDs, ordered: toMany.storage.isOrdered) {
-                continue
-            }
+        for toMany in write.slots {
+            let targets = write.row.relationships[toMany.slot].objectIDs
             switch toMany.storage {
             case .inverseForeignKey(let table, _, let order):
                 guard let order else { continue }  // the targets' own rows hold the key
@@ -272,17 +302,22 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
                     }
                 }
             case .joinTable(let table, let own, let other, let order, _, let destination):
-                let keys = targets.compactMap(\.referenceNumber)
-                if !isNew { try connection.removeLinks(in: table, ownColumn: own, otherColumn: other, of: reference, keeping: keys) }
-                let key = StatementKey.link(table: table, own: own, order: order)
-                for (position, target) in keys.enumerated() {
-                    var values: [SQLValue] = [.integer(reference), .integer(target)]
+                if !write.isNew {
+                    try connection.removeLinks(in: table, ownColumn: own, otherColumn: other, of: write.reference, keeping: targets.compactMap(\.referenceNumber))
+                }
+                let writtenFromTheOtherSide = own > other && order == nil ? writers[LinkSide(table: table, own: other)] : nil
+                for (position, target) in targets.enumerated() {
+                    guard let reference = target.referenceNumber else { continue }
+                    if writtenFromTheOtherSide?.contains(reference) == true { continue }
+                    let checked = dialect.keepsRowClause != nil && inserted[target] == nil
+                    var values: [SQLValue] = [.integer(write.reference), .integer(reference)]
                     if order != nil { values.append(.integer(Self.orderKey(position))) }
-                    if dialect.keepsRowClause != nil { values.append(.integer(target)) }
+                    if checked { values.append(.integer(reference)) }
+                    let key = StatementKey.link(table: table, own: own, order: order, checked: checked)
                     try links.add(values, of: nil, to: key, connection: connection) {
                         RelationalWriteBatch(
-                            .link(own: own, other: other, order: order, destination: destination), table: table,
-                            rowSQL: sql(key) { linkSQL(table, own: own, other: other, order: order, destination: destination) })
+                            .link(own: own, other: other, order: order, destination: checked ? destination : nil), table: table,
+                            rowSQL: sql(key) { linkSQL(table, own: own, other: other, order: order, destination: checked ? destination : nil) })
                     }
                 }
             }
@@ -297,15 +332,15 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
     }
 
     /// The insert of one link (with its position, in an ordered relationship), which leaves a
-    /// link already there as it is (or moves it to its new position). Where the dialect can
-    /// keep a row, a link is written only while its target is stored, and keeps it stored until
-    /// the save commits: another writer's delete of the target waits, then removes the link with
-    /// the target's other links; a target already deleted gets no link, which reads as none
-    /// either way. No link ever outlives its target.
-    private func linkSQL(_ table: String, own: String, other: String, order: String?, destination: String) -> String {
+    /// link already there as it is (or moves it to its new position). With a `destination`
+    /// (where the dialect can keep a row), a link is written only while its target is stored,
+    /// and keeps it stored until the save commits: another writer's delete of the target waits,
+    /// then removes the link with the target's other links; a target already deleted gets no
+    /// link, which reads as none either way. No link ever outlives its target.
+    private func linkSQL(_ table: String, own: String, other: String, order: String?, destination: String?) -> String {
         let columns = [own, other] + (order.map { [$0] } ?? [])
         var source = "VALUES (\(dialect.placeholders(columns.count)))"
-        if let keep = dialect.keepsRowClause {
+        if let destination, let keep = dialect.keepsRowClause {
             source = "SELECT \(dialect.placeholders(columns.count)) WHERE EXISTS (SELECT 1 FROM \(dialect.table(destination)) "
                 + "WHERE \(dialect.column("Z_PK")) = \(dialect.placeholder(columns.count + 1)) \(keep))"
         }

@@ -22,10 +22,11 @@ package struct RelationalWriteBatch {
         case delete
         /// Join-table links written from one side: each row's values are the owner's key (in
         /// `own`), the target's (in `other`), its position's ordering key where the relationship
-        /// is ordered (in `order`), then, where the dialect keeps rows (``SQLDialect/keepsRowClause``),
-        /// the target's key again. A link already there is left, or given its new position; a
-        /// link whose target is no longer in `destination` is not written.
-        case link(own: String, other: String, order: String?, destination: String)
+        /// is ordered (in `order`), then, with a `destination` (only where the dialect keeps rows,
+        /// ``SQLDialect/keepsRowClause``), the target's key again. A link already there is left,
+        /// or given its new position; a link whose target is no longer in `destination` is not
+        /// written. Without one (targets the save inserts), no target is looked for.
+        case link(own: String, other: String, order: String?, destination: String?)
         /// Every link of the owners whose key each row's one value is, in the join table's
         /// `own` column: those of deleted objects.
         case unlink(own: String)
