@@ -29,11 +29,21 @@ extension PostgresStore {
     package func rows(ofEntity layout: EntityLayout, references: [Int64], in snapshot: any IncrementalStoreSnapshot) throws
         -> [(reference: Int64, row: Row)]
     {
-        guard let table = mapping.entities[layout.name] else { return [] }
+        try rows(ofEntities: [layout], references: references, in: snapshot)?.map { ($0.reference, $0.row) } ?? []
+    }
+
+    /// The entities' rows in one statement per ``ReferenceChunks`` chunk (`Z_PK IN (…)`, each
+    /// row read by its `Z_ENT`'s columns): a batch of books and ebooks is one round trip, not
+    /// one per entity.
+    package func rows(ofEntities layouts: [EntityLayout], references: [Int64], in snapshot: any IncrementalStoreSnapshot) throws
+        -> [(entity: Int, reference: Int64, row: Row)]?
+    {
+        guard let (_, members) = hierarchy(layouts) else { return nil }
         return try read(snapshot) { connection in
             try ReferenceChunks.padded(references).flatMap { chunk in
                 let keys = "IN (\((0..<chunk.count).map { "$\($0 + 2)" }.joined(separator: ", ")))"
-                return try self.rows(of: table, where: "t.\"Z_PK\" \(keys)", chunk, targets: .owners(keys), connection: connection)
+                return try self.rows(ofMembers: members, where: "t.\"Z_PK\" \(keys)", chunk, targets: .owners(keys), connection: connection)
+                    .map { (entity: $0.member, reference: $0.reference, row: $0.row) }
             }
         }
     }
@@ -225,24 +235,59 @@ extension PostgresStore {
         of table: CoreDataTableMapping.Entity, where condition: String, _ values: [SQLValue], then ordering: String = "",
         targets: TargetsRead = .perObject, connection: PostgresConnection
     ) throws -> [(reference: Int64, row: Row)] {
-        let decoder = RowDecoder(store: self, table: table)
-        let rows = ThreadLocked<[(reference: Int64, row: Row)]>([])
-        let bound = [SQLValue.integer(Int64(table.number))] + values
-        let select = selectStatement(for: table, where: condition, targets: targets)
-        let sql = PostgresSQL.typedPlaceholders(select + (ordering.isEmpty ? "" : " " + ordering), bound)
-        let collect: @Sendable (PostgresRow) throws -> Void = { result in
-            guard let row = try decoder.decode(result.makeRandomAccess()) else { return }
-            rows.withLock { $0.append(row) }
-        }
+        try rows(ofMembers: [table], where: condition, values, then: ordering, targets: targets, connection: connection).map { ($0.reference, $0.row) }
+    }
+
+    /// ``rows(of:where:_:then:targets:connection:)`` of the objects of several entities of one
+    /// table — an entity, then subentities — in one statement: each row with its entity's
+    /// position in `members`, read by its own entity's columns.
+    func rows(
+        ofMembers members: [CoreDataTableMapping.Entity], where condition: String, _ values: [SQLValue], then ordering: String = "",
+        targets: TargetsRead = .perObject, connection: PostgresConnection
+    ) throws -> [(member: Int, reference: Int64, row: Row)] {
+        let select = selectStatement(for: members, where: condition, targets: targets)
+        let decoder = MembersDecoder(
+            decoders: members.map { RowDecoder(store: self, table: $0) },
+            members: Dictionary(uniqueKeysWithValues: members.enumerated().map { (Int64($1.number), $0) }), positions: select.positions)
+        let rows = ThreadLocked<[(member: Int, reference: Int64, row: Row)]>([])
+        let bound = [SQLValue.integer(Int64(members[0].number))] + values
+        let sql = PostgresSQL.typedPlaceholders(select.sql + (ordering.isEmpty ? "" : " " + ordering), bound)
         if !values.isEmpty, let statement = try pool.prepared(sql, on: connection) {
             try connection.forEachRow(prepared: statement, bound) { result in
                 guard let row = try decoder.decode(PreparedStatementCells(result)) else { return }
                 rows.withLock { $0.append(row) }
             }
         } else {
-            try connection.forEachRow(sql, bound, logger: logger, collect)
+            try connection.forEachRow(sql, bound, logger: logger) { result in
+                guard let row = try decoder.decode(result.makeRandomAccess()) else { return }
+                rows.withLock { $0.append(row) }
+            }
         }
         return rows.withLock { $0 }
+    }
+
+    /// Reads a row of ``selectStatement(for:where:targets:)`` with its entity's decoder: the
+    /// only one for one entity, else the one of its `Z_ENT` (the statement's first column),
+    /// through that entity's `positions`.
+    private struct MembersDecoder: Sendable {
+        let decoders: [RowDecoder]
+        /// Each entity's position, by its number.
+        let members: [Int64: Int]
+        let positions: [[Int]]?
+
+        func decode(_ cells: some PostgresCells) throws -> (member: Int, reference: Int64, row: Row)? {
+            guard let positions else { return try decoders[0].decode(cells).map { (0, $0.reference, $0.row) } }
+            guard let number = try cells[0].int64(), let member = members[number] else { return nil }
+            return try decoders[member].decode(RemappedCells(base: cells, positions: positions[member])).map { (member, $0.reference, $0.row) }
+        }
+    }
+
+    /// A row's cells as one entity's decoder reads them, from a statement of several entities'
+    /// columns: its `index`th at `positions[index]`.
+    private struct RemappedCells<Base: PostgresCells>: PostgresCells {
+        let base: Base
+        let positions: [Int]
+        subscript(index: Int) -> PostgresCell { base[positions[index]] }
     }
 
     /// Reads the cells of a row of ``selectStatement(for:where:targets:)`` into a row of the entity.
@@ -343,15 +388,35 @@ extension PostgresStore {
     /// The statement that reads an entity's objects: `Z_PK`, `Z_OPT`, the attributes, each to-one's
     /// key and entity number, then each to-many's targets in order (with their entity numbers
     /// where the destination has subentities), as arrays the statement itself builds
-    /// (``TargetsRead``).
-    private func selectStatement(for table: CoreDataTableMapping.Entity, where condition: String, targets read: TargetsRead) -> String {
+    /// (``TargetsRead``). For several entities of one table, one statement of `Z_ENT` and the
+    /// columns of each (a column they share read once), with `positions`: for each entity, where
+    /// the statement has each column its decoder reads; `nil` for one entity, whose columns are
+    /// the statement's.
+    private func selectStatement(
+        for members: [CoreDataTableMapping.Entity], where condition: String, targets read: TargetsRead
+    ) -> (sql: String, positions: [[Int]]?) {
+        var joins: OrderedDictionary<String, String> = [:]  // a grouped read of targets: its alias
+        let memberColumns = members.map { columns(of: $0, targets: read, joins: &joins) }
+        // One entity's columns as they are (`NULL::integer` may come twice); several entities'
+        // each once, a column they share (an inherited attribute) too.
+        var selected: OrderedSet<String> = ["t.\"Z_ENT\""]
+        let positions = members.count > 1 ? memberColumns.map { own in own.map { selected.append($0).index } } : nil
+        let listed = positions == nil ? memberColumns[0] : Array(selected)
+        let joined = joins.map { body, alias in "LEFT JOIN \(body) \(alias) ON \(alias).owner = t.\"Z_PK\"" }
+        let sql = "SELECT \(listed.joined(separator: ", ")) FROM \(schema.table(members[0].table)) t \(joined.joined(separator: " ")) "
+            + "WHERE \(Self.entityScope(members)) AND (\(condition))"
+        return (sql, positions)
+    }
+
+    /// The columns an entity's decoder reads, in its order; a grouped read of a to-many's
+    /// targets joins the statement once (`joins`: its subquery, then its alias).
+    private func columns(of table: CoreDataTableMapping.Entity, targets read: TargetsRead, joins: inout OrderedDictionary<String, String>) -> [String] {
         var columns = ["t.\"Z_PK\"", "t.\"Z_OPT\""] + table.attributes.map { "t." + PostgresSQL.quoted($0.column) }
-        var joins: [String] = []
         for toOne in table.toOnes {
             columns.append("t." + PostgresSQL.quoted(toOne.column))
             columns.append(toOne.entityColumn.map { "t." + PostgresSQL.quoted($0) } ?? "NULL::integer")
         }
-        for (index, toMany) in table.toManys.enumerated() {
+        for toMany in table.toManys {
             let selected = destinationHasSubentities(toMany) ? ["\"Z_PK\"", "\"Z_ENT\""] : ["\"Z_PK\""]
             // The targets' rows (as `r`), the column naming their owner, and their order.
             let targets: String
@@ -378,15 +443,13 @@ extension PostgresStore {
             case .everyOwner: owners = "IS NOT NULL"
             case .owners(let keys): owners = keys
             }
-            let alias = "m\(index)"
             let arrays = selected.enumerated().map { "array_agg(r.\($1)::bigint ORDER BY \(order)) AS k\($0)" }
-            joins.append(
-                "LEFT JOIN (SELECT \(owner) AS owner, \(arrays.joined(separator: ", ")) \(targets) WHERE \(owner) \(owners) GROUP BY \(owner)) "
-                    + "\(alias) ON \(alias).owner = t.\"Z_PK\"")
+            let body = "(SELECT \(owner) AS owner, \(arrays.joined(separator: ", ")) \(targets) WHERE \(owner) \(owners) GROUP BY \(owner))"
+            let alias = joins[body] ?? "m\(joins.count)"
+            joins[body] = alias
             for position in selected.indices { columns.append("\(alias).k\(position)") }
         }
-        return "SELECT \(columns.joined(separator: ", ")) FROM \(schema.table(table.table)) t \(joins.joined(separator: " ")) "
-            + "WHERE t.\"Z_ENT\" = $1 AND (\(condition))"
+        return columns
     }
 
     /// Whether a to-many's targets may be of several entities, whose numbers the read then needs.

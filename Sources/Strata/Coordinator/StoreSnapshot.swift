@@ -1,3 +1,4 @@
+import OrderedCollections
 import Logging
 
 /// One incremental store's part of a generation: the snapshot the store pinned for it, and the
@@ -70,18 +71,38 @@ final class StoreSnapshot: Sendable {
                 }
             }
         }
+        // The entities of one hierarchy (one table on the SQL stores) are read together.
+        var hierarchies: OrderedDictionary<String, [(layout: EntityLayout, references: [Int64])]> = [:]
         for (entityName, references) in wanted {
             guard let layout = store.managedObjectModel.layout(for: entityName) else { continue }
+            hierarchies[layout.rootEntityName, default: []].append((layout, references))
+        }
+        for members in hierarchies.values {
             do {
-                let space = ObjectIDSpace.make(store: store.identifier, entityName: entityName)
-                for (reference, row) in try store.rows(of: layout, references: references, in: snapshot) {
-                    rows.append((ManagedObjectID(space: space, number: reference), row))
+                let spaces = members.map { ObjectIDSpace.make(store: store.identifier, entityName: $0.layout.name) }
+                for (member, reference, row) in try self.rows(of: members) {
+                    rows.append((ManagedObjectID(space: spaces[member], number: reference), row))
                 }
             } catch {
-                Self.logger.error("cannot read objects from their store together", metadata: ["entity": "\(entityName)", "error": "\(error)"])
+                Self.logger.error(
+                    "cannot read objects from their store together", metadata: ["entity": "\(members.map(\.layout.name))", "error": "\(error)"])
             }
         }
         return rows
+    }
+
+    /// The rows of the objects of `members` (entities of one hierarchy, each with references of
+    /// its objects), each with its entity's position in `members`: in one read where the store
+    /// reads a hierarchy together, else an entity at a time. Not kept here.
+    func rows(of members: [(layout: EntityLayout, references: [Int64])]) throws -> [(entity: Int, reference: Int64, row: Row)] {
+        if members.count > 1, let store = store as? any RowReadingStore,
+            let rows = try store.rows(ofEntities: members.map(\.layout), references: members.flatMap(\.references), in: snapshot)
+        {
+            return rows
+        }
+        return try members.enumerated().flatMap { position, member in
+            try store.rows(of: member.layout, references: member.references, in: snapshot).map { (position, $0.reference, $0.row) }
+        }
     }
 
     /// The store's references for a sorted, windowed read of `layouts` (an entity, then the

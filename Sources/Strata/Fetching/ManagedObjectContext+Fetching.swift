@@ -247,13 +247,11 @@ extension ObjectGraph {
         else { return nil }
         var byEntity: OrderedDictionary<String, [Int64]> = [:]
         for (entity, reference) in references { byEntity[entity, default: []].append(reference) }
+        let members = byEntity.compactMap { entity, wanted in layouts.first { $0.name == entity }.map { (layout: $0, references: wanted) } }
+        let spaces = members.map { ObjectIDSpace.make(store: store, entityName: $0.layout.name) }
         var rows: [ManagedObjectID: (Row, EntityLayout)] = [:]
-        for (entity, wanted) in byEntity {
-            guard let layout = layouts.first(where: { $0.name == entity }) else { continue }
-            let space = ObjectIDSpace.make(store: store, entityName: entity)
-            for (reference, row) in try snapshot.rows(of: layout, references: wanted) {
-                rows[ManagedObjectID(space: space, number: reference)] = (row, layout)
-            }
+        for (member, reference, row) in try snapshot.rows(of: members) {
+            rows[ManagedObjectID(space: spaces[member], number: reference)] = (row, members[member].layout)
         }
         // Both reads are of one snapshot, so each reference has its row; one the second read
         // does not give (a store that breaks that) is left out rather than trapping.

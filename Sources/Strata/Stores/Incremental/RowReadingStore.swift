@@ -22,6 +22,13 @@ package protocol RowReadingStore: IncrementalStore {
     func rows(ofEntity layout: EntityLayout, references: [Int64], in snapshot: any IncrementalStoreSnapshot) throws
         -> [(reference: Int64, row: Row)]
 
+    /// The rows of the objects of `layouts` — an entity and subentities, one table in Core
+    /// Data's schema — among `references`, read together in one statement per chunk, each with
+    /// its entity's position in `layouts`: a batch of books and ebooks read in one round trip.
+    /// `nil` when the store reads them an entity at a time (``rows(ofEntity:references:in:)``).
+    func rows(ofEntities layouts: [EntityLayout], references: [Int64], in snapshot: any IncrementalStoreSnapshot) throws
+        -> [(entity: Int, reference: Int64, row: Row)]?
+
     /// The objects of one entity (not its subentities) that match `predicate` exactly, sorted
     /// by `sort` (attribute name, ascending) with `offset` and `limit` (0: none) applied, when the
     /// store can sort as the context does; `nil` when it cannot, and the context sorts and
@@ -55,4 +62,13 @@ package protocol RowReadingStore: IncrementalStore {
         ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, groupBy: [String], properties: [ExpressionDescription],
         sortedBy sort: [(key: String, ascending: Bool)], in snapshot: any IncrementalStoreSnapshot
     ) throws -> [StoreGroup]?
+}
+
+extension RowReadingStore {
+    /// Entity by entity: the SQLite store's statements cost no round trip.
+    package func rows(ofEntities layouts: [EntityLayout], references: [Int64], in snapshot: any IncrementalStoreSnapshot) throws
+        -> [(entity: Int, reference: Int64, row: Row)]?
+    {
+        nil
+    }
 }
