@@ -62,9 +62,18 @@ struct PostgresSchema {
             let key = "PRIMARY KEY (\(join.primaryKey.map(PostgresSQL.quoted).joined(separator: ", ")))"
             statements.append("CREATE TABLE IF NOT EXISTS \(table(join.name)) (\((columns + [key]).joined(separator: ", ")))")
         }
+        // Text in byte order, as SQLite's `COLLATE BINARY` of Core Data's indexes keeps it and as
+        // the store sorts (`COLLATE "C"`): an index in the database's own collation would serve
+        // no sorted fetch, and a page of books by title would sort the whole table. A store made
+        // before keeps its indexes as they are (`IF NOT EXISTS`).
+        var texts: Set<[String]> = []
+        for table in model.tables {
+            for column in table.columns where Self.storage(ofDeclaredType: column.type) == .text { texts.insert([table.name, column.name]) }
+        }
         for index in model.indexes {
             let columns = index.columns.map { column -> String in
-                PostgresSQL.quoted(column.name) + (column.clause.hasSuffix("DESC") ? " DESC" : "")
+                PostgresSQL.quoted(column.name) + (texts.contains([index.table, column.name]) ? " COLLATE \"C\"" : "")
+                    + (column.clause.hasSuffix("DESC") ? " DESC" : "")
             }
             statements.append(
                 "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(PostgresSQL.quoted(Self.indexName(index.name))) "

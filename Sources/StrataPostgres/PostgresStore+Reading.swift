@@ -106,8 +106,12 @@ extension PostgresStore {
         else { return nil }
         let window = values.count + 2  // the parameter numbers after the condition's
         let bound = [SQLValue.integer(Int64(table.number))] + values + [limit > 0 ? .integer(Int64(limit)) : .null, .integer(Int64(offset))]
+        // A read of the whole table tests no entity (a row of none of them is thrown below): the
+        // planner, without statistics yet after an import, would take the Z_ENT index and sort
+        // every row rather than walk the sort key's index. $1 stays bound (and typed).
+        let scope = mapping.coverTheirTable(members) ? "$1 IS NOT NULL" : Self.entityScope(members)
         let sql = PostgresSQL.typedPlaceholders(
-            "SELECT t.\"Z_PK\", t.\"Z_ENT\" FROM \(schema.table(table.table)) t WHERE \(Self.entityScope(members)) AND (\(condition)) \(order) "
+            "SELECT t.\"Z_PK\", t.\"Z_ENT\" FROM \(schema.table(table.table)) t WHERE \(scope) AND (\(condition)) \(order) "
                 + "LIMIT $\(window) OFFSET $\(window + 1)",
             bound)
         let names = Dictionary(members.map { (Int64($0.number), $0.layout.name) }, uniquingKeysWith: { first, _ in first })

@@ -246,6 +246,40 @@ struct PostgresStoreTests {
         #expect(byContext == 11 && consideredByContext == 30)
     }
 
+    /// Core Data's indexes keep text in byte order (`COLLATE BINARY` in its SQLite schema, schema
+    /// page), as the store sorts strings (`COLLATE "C"`): a text column's index is made in that
+    /// collation, so that the server walks it for a sorted page rather than sorting the table,
+    /// and an integer column's has none.
+    @Test func textIndexesKeepByteOrderAndServeASortedPage() async throws {
+        let model = try IndexTests.model()
+        let url = try await PostgresTestServer.newStoreURL()
+        let coordinator = try await Self.server(url, model: model)
+        try await backgroundContext(coordinator).perform { context in
+            for number in 0..<2_000 {
+                let item = try context.insertNewObject(forEntityName: number % 3 == 0 ? "Special" : "Item")
+                try item.setValue("code \(number)", forKey: "code")
+                try item.setValue(Int32(number % 50), forKey: "rank")
+            }
+            try context.save()
+        }
+        let schema = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "schema" }?.value)
+        let definitions = try await PostgresTestServer.rows("SELECT indexdef FROM pg_indexes WHERE schemaname = '\(schema)' AND indexdef LIKE '%ZCODE%' OR schemaname = '\(schema)' AND indexdef LIKE '%ZRANK%'")
+        #expect(definitions.count >= 2)
+        for definition in definitions.compactMap({ $0[0] }) {
+            #expect(definition.contains("ZCODE") == definition.contains("COLLATE \"C\""), "\(definition)")
+        }
+        try await PostgresTestServer.execute("ANALYZE \"\(schema)\".\"ZITEM\"")
+        let plan = try await PostgresTestServer.rows(
+            "EXPLAIN SELECT t.\"Z_PK\" FROM \"\(schema)\".\"ZITEM\" t ORDER BY t.\"ZCODE\" COLLATE \"C\", t.\"Z_PK\" LIMIT 20")
+        #expect(plan.contains { $0[0]?.contains("Index Scan") == true }, "\(plan)")
+        let page = try await backgroundContext(coordinator).perform { context in
+            var request = FetchRequest<ManagedObject>(entityName: "Item", sortDescriptors: [.ascending("code")])
+            request.fetchLimit = 3
+            return try context.fetch(request).map { try $0.value(forKey: "code") as? String ?? "" }
+        }
+        #expect(page == ["code 0", "code 1", "code 10"])
+    }
+
     /// A sorted, windowed fetch the store can answer runs in SQL: the context considers only
     /// the rows in the window. Strings sort by code point, as the context sorts them.
     @Test func sortsAndWindowsRunInSQL() async throws {

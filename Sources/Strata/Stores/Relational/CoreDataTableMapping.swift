@@ -129,6 +129,15 @@ package struct CoreDataTableMapping: Sendable {
 
     package let schema: CoreDataSQLiteSchema
     package let entities: [String: Entity]
+
+    /// Whether `members` are every entity whose rows their table holds (a hierarchy's root and
+    /// all its subentities): a read of all of them needs no `Z_ENT` test, and an index on a sort
+    /// key then serves a sorted read alone, where SQLite would pick the `Z_ENT` index and sort
+    /// every row of the table.
+    package func coverTheirTable(_ members: [Entity]) -> Bool {
+        guard let table = members.first?.table else { return false }
+        return entities.values.allSatisfy { entity in entity.table != table || members.contains { $0.number == entity.number } }
+    }
     package let entityNames: [Int: String]
     /// Relationships Strata cannot store yet in Core Data's format: to-many without an inverse.
     package let unsupported: [String]

@@ -96,7 +96,9 @@ extension SQLiteStore {
         guard let (entity, members) = hierarchy(layouts), let condition = exactCondition(predicate, for: entity) else { return nil }
         var columns = RelationalJoinedColumns(mapping: mapping, root: entity, dialect: .sqlite)
         guard let ordering = columns.ordering(sort), let snapshot = snapshot as? SQLiteReadSnapshot else { return nil }
-        var scope = Self.entityScope(members)
+        // A read of the whole table tests no entity: a row of none of them is a damaged file
+        // (thrown below), and SQLite then walks a sort key's index rather than the Z_ENT index.
+        var scope: SQLFragment = mapping.coverTheirTable(members) ? "1" : Self.entityScope(members)
         if condition.constantValue != true { scope = scope + " AND (\(condition.fragment))" }
         let sql = "SELECT t.Z_PK, t.Z_ENT FROM \(entity.table) t \(columns.joins.joined(separator: " ")) WHERE \(scope.sql(in: .sqlite)) "
             + "ORDER BY \((ordering + RelationalTieBreak.terms(members, dialect: .sqlite)).joined(separator: ", ")) LIMIT ? OFFSET ?"
