@@ -30,8 +30,8 @@ final class StoreSnapshot: Sendable {
         }
     }
 
-    /// Reads the rows of those of `ids` not read through this snapshot yet, together (one
-    /// query per entity on the SQL stores): a fetch's prefetching, after which faulting them
+    /// Reads the rows of those of `ids` not read through this snapshot yet, together (a query
+    /// per entity on SQLite, per hierarchy on PostgreSQL): a fetch's prefetching, after which faulting them
     /// reads nothing more. A store that fails to read says why in the log; the objects are
     /// then read one at a time when they fire, as without prefetching.
     func prefetch(_ ids: [ManagedObjectID]) {
@@ -55,8 +55,8 @@ final class StoreSnapshot: Sendable {
         cache.withLock { cache in Set(ids.filter { cache[$0] != nil }) }
     }
 
-    /// The rows of `ids`, read together (one query per entity and 200 objects on the SQL
-    /// stores), not kept here; those read through this snapshot already are taken from the
+    /// The rows of `ids`, read together (a query per 200 objects and entity on SQLite, and
+    /// hierarchy on PostgreSQL), not kept here; those read through this snapshot already are taken from the
     /// cache. A store that fails to read says why in the log; those objects are left out, and
     /// are read one at a time when they fire.
     func rowsReadTogether(_ ids: [ManagedObjectID]) -> [(ManagedObjectID, Row)] {

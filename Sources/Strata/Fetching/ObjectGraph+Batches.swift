@@ -55,8 +55,8 @@ extension ObjectGraph {
 
     /// The objects `owner`'s relationship at `index` names, as ``object(for:)`` gives each.
     /// Those of an incremental store that are faults holding no row join a ``FaultBatch`` per
-    /// 200: the first of them to fire reads the rows of its batch together (one query per entity
-    /// on the SQL stores), and the others fire from them. Core Data fires each object of a
+    /// 200: the first of them to fire reads the rows of its batch together (a query per entity on
+    /// SQLite, per hierarchy on PostgreSQL), and the others fire from them. Core Data fires each object of a
     /// to-many relationship on its own — a query per object, the N+1 its
     /// `relationshipKeyPathsForPrefetching` avoids —; walking an author's 20 books here reads one.
     ///

@@ -129,6 +129,9 @@ package struct CoreDataTableMapping: Sendable {
 
     package let schema: CoreDataSQLiteSchema
     package let entities: [String: Entity]
+    package let entityNames: [Int: String]
+    /// Relationships Strata cannot store yet in Core Data's format: to-many without an inverse.
+    package let unsupported: [String]
 
     /// Whether `members` are every entity whose rows their table holds (a hierarchy's root and
     /// all its subentities): a read of all of them needs no `Z_ENT` test, and an index on a sort
@@ -138,9 +141,6 @@ package struct CoreDataTableMapping: Sendable {
         guard let table = members.first?.table else { return false }
         return entities.values.allSatisfy { entity in entity.table != table || members.contains { $0.number == entity.number } }
     }
-    package let entityNames: [Int: String]
-    /// Relationships Strata cannot store yet in Core Data's format: to-many without an inverse.
-    package let unsupported: [String]
 
     /// - Parameters:
     ///   - existingTables: For a store that exists, its tables and their columns: its join tables
