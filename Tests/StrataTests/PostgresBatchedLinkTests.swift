@@ -169,4 +169,43 @@ struct PostgresBatchedLinkTests {
                 + "OR NOT EXISTS (SELECT 1 FROM \"\(schema)\".\"\(destination)\" WHERE \"Z_PK\" = link.\"\(other)\")")
         #expect(orphans.map { $0[0] } == ["0"])
     }
+
+    /// Deleted objects' links go with them even when the other side is not in the save (a save
+    /// through the store's contract naming only the deleted items): the deleted owners' links
+    /// as one `DELETE … USING unnest(…)`, not only through the tags' own rewrites.
+    @Test func deletedOwnersLinksGoInOneStatementEvenWithoutTheOtherSide() async throws {
+        let url = try await PostgresTestServer.newStoreURL()
+        PostgresStore.register()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model)
+        try await coordinator.addPersistentStore(type: .postgreSQL, at: url)
+        let items = try await backgroundContext(coordinator).perform { context in
+            let tags = try (0..<3).map { number in
+                let tag = try context.insertNewObject(forEntityName: "Tag")
+                try tag.setValue("tag \(number)", forKey: "name")
+                return tag
+            }
+            let items = try (0..<4).map { number in
+                let item = try context.insertNewObject(forEntityName: "Item")
+                try item.setValue("item \(number)", forKey: "name")
+                try item.setValue(Set(tags), forKey: "tags")
+                return item
+            }
+            try context.save()
+            return items.map(\.objectID)
+        }
+        let store = try #require(coordinator.persistentStores.first as? PostgresStore)
+        _ = try store.execute(
+            .save(SaveChangesRequest(insertedObjects: [], updatedObjects: [], deletedObjects: [items[0]: 1, items[1]: 1])), with: nil)
+
+        let mapping = CoreDataTableMapping(model: Self.model)
+        let toMany = try #require(mapping.entities["Item"]?.toManys.first { $0.destination == "Tag" })
+        guard case .joinTable(let join, let own, _, _, _, _) = toMany.storage else {
+            Issue.record("a many-to-many has a join table")
+            return
+        }
+        let schema = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "schema" }?.value)
+        let links = try await PostgresTestServer.rows("SELECT \"\(own)\"::text FROM \"\(schema)\".\"\(join)\" ORDER BY 1")
+        let kept = try [items[2], items[3]].map { try #require($0.referenceNumber) }.sorted()
+        #expect(links.map { $0[0] } == kept.flatMap { Array(repeating: "\($0)", count: 3) })
+    }
 }

@@ -76,6 +76,7 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
         try unlinks.sendAll(to: connection)
         // Updates of the same entity and columns go to the connection as one batch.
         var updates = RelationalBatchGatherer<StatementKey>()
+        var toManys: [ToManyWrite] = []  // written once every row is, below
         for (id, row) in changes.updated {
             let (entity, reference) = try place(of: id)
             // A uniqueness check must see the values the updates before it wrote: an object may
@@ -97,6 +98,11 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
                     .update(columns: ["Z_OPT"] + columnNames(of: entity, columns)), table: entity.table, rowSQL: updateSQL(of: entity, columns: columns))
             }
             versions[id] = row.version + 1
+            if entity.writesToManys, changes.inserted[id] == nil,
+                let write = Self.changedToManys(of: row, committed: changes.committed[id], entity: entity, reference: reference)
+            {
+                toManys.append(write)
+            }
         }
         try updates.sendAll(to: connection)
         // Inserts in reference order: of two new objects that clash, the later-numbered one is
@@ -122,6 +128,7 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
                     rowSQL: insertSQL(of: entity))
             }
             versions[id] = version
+            if entity.writesToManys { toManys.append(ToManyWrite(row: row, reference: reference, isNew: true, slots: entity.toManys)) }
         }
         try inserts.sendAll(to: connection)
         let conflicts = try connection.finishWrites()
@@ -135,25 +142,7 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
         // Links and positions of every object go to the connection in batches too: an import of
         // a million tagged books is a few statements per join table, not one per link.
         var links = RelationalBatchGatherer<StatementKey>()
-        var toManys: [ToManyWrite] = []
         var linkWriters: [LinkSide: Set<Int64>] = [:]
-        for (id, row) in changes.inserted {
-            let (entity, reference) = try place(of: id)
-            if entity.writesToManys { toManys.append(ToManyWrite(row: row, reference: reference, isNew: true, slots: entity.toManys)) }
-        }
-        for (id, row) in changes.updated where changes.inserted[id] == nil {
-            let (entity, reference) = try place(of: id)
-            guard entity.writesToManys else { continue }
-            // A relationship that holds what it held when its context read it is left as stored:
-            // retitling a book writes none of its tags' links.
-            let committed = changes.committed[id]
-            let changed = entity.toManys.filter { toMany in
-                guard let committed else { return true }
-                return !Self.holdsTheSame(
-                    row.relationships[toMany.slot].objectIDs, as: committed.relationships[toMany.slot].objectIDs, ordered: toMany.storage.isOrdered)
-            }
-            if !changed.isEmpty { toManys.append(ToManyWrite(row: row, reference: reference, isNew: false, slots: changed)) }
-        }
         for write in toManys {
             for toMany in write.slots {
                 if case .joinTable(let table, let own, _, _, _, _) = toMany.storage { linkWriters[LinkSide(table: table, own: own), default: []].insert(write.reference) }
@@ -266,6 +255,20 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
         let reference: Int64
         let isNew: Bool
         let slots: [CoreDataTableMapping.ToManySlot]
+    }
+
+    /// The to-many relationships of an updated object that no longer hold what they held when
+    /// its context read it (`committed`; all of them when that is not known), or `nil` when
+    /// none changed: retitling a book writes none of its tags' links.
+    private static func changedToManys(
+        of row: Row, committed: Row?, entity: CoreDataTableMapping.Entity, reference: Int64
+    ) -> ToManyWrite? {
+        let changed = entity.toManys.filter { toMany in
+            guard let committed else { return true }
+            return !holdsTheSame(
+                row.relationships[toMany.slot].objectIDs, as: committed.relationships[toMany.slot].objectIDs, ordered: toMany.storage.isOrdered)
+        }
+        return changed.isEmpty ? nil : ToManyWrite(row: row, reference: reference, isNew: false, slots: changed)
     }
 
     /// One side of a join table: the links its `own` column's objects write.
