@@ -10,6 +10,9 @@ final class PostgresRelationalConnection: RelationalConnection {
     let dialect: SQLDialect
     private var statements: PipelinedStatements
     private var unchanged: [ManagedObjectID] = []
+    /// How many rows each table was given (inserts and links), for
+    /// ``PostgresStore/analyzeGrownTables(_:)`` once the transaction commits.
+    private(set) var rowsAdded: [String: Int] = [:]
 
     /// How each column of each table stores values, for inserts, updates and deletes of many
     /// rows bound as arrays; a table not here is written row by row.
@@ -50,6 +53,10 @@ final class PostgresRelationalConnection: RelationalConnection {
     /// save moved on (an update, a delete) is found as the per-row statement finds it. Rows
     /// whose values a column's array cannot hold go row by row, as does a lone row.
     func write(_ batch: RelationalWriteBatch) throws {
+        switch batch.kind {
+        case .insert, .link: rowsAdded[batch.table, default: 0] += batch.rows.count
+        case .update, .delete, .unlink, .position: break
+        }
         let bound: [String]
         switch batch.kind {
         case .insert(let columns): bound = columns

@@ -59,11 +59,13 @@ extension PostgresStore: BatchExecutingStore {
         changes.inserted.reserveCapacity(rows.count)
         for (id, row) in zip(ids, rows) { changes.inserted[id] = row }
         let history = tracksPersistentHistory ? SaveHistory(author: author, contextName: contextName, updatedProperties: [:]) : nil
-        return try saving(ids) { connection in
+        let added = try saving(ids) { connection in
             try lockSchemaForSave(connection)
             let session = relationalSession(connection)
             _ = try RelationalSaveWriter(mapping: mapping, connection: session, store: self).write(changes)
-            return (ids, try finishSave(changes, history: history, tombstones: [:], connection: connection))
+            return (session.rowsAdded, try finishSave(changes, history: history, tombstones: [:], connection: connection))
         }
+        analyzeGrownTables(added)
+        return ids
     }
 }

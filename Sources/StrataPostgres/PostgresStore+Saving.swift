@@ -12,13 +12,15 @@ extension PostgresStore {
     static let retriedStates: Set<String> = ["40001", "40P01", "23505"]
 
     package func save(_ changes: RowChanges, recording history: SaveHistory?) throws -> [ManagedObjectID: Int64] {
-        try saving(Array(changes.inserted.keys) + Array(changes.updated.keys)) { connection in
+        let (versions, added) = try saving(Array(changes.inserted.keys) + Array(changes.updated.keys)) { connection in
             try lockSchemaForSave(connection)
             let tombstones = history == nil ? [:] : try self.tombstones(of: changes.deleted, connection: connection)
             let session = relationalSession(connection)
             let versions = try RelationalSaveWriter(mapping: mapping, connection: session, store: self).write(changes)
-            return (versions, try finishSave(changes, history: history, tombstones: tombstones, connection: connection))
+            return ((versions, session.rowsAdded), try finishSave(changes, history: history, tombstones: tombstones, connection: connection))
         }
+        analyzeGrownTables(added)
+        return versions
     }
 
     /// `connection` as the relational core uses it, binding batched writes by this store's
