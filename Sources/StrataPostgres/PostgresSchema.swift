@@ -63,13 +63,11 @@ struct PostgresSchema {
             statements.append("CREATE TABLE IF NOT EXISTS \(table(join.name)) (\((columns + [key]).joined(separator: ", ")))")
         }
         // Text in byte order, as SQLite's `COLLATE BINARY` of Core Data's indexes keeps it and as
-        // the store sorts (`COLLATE "C"`): an index in the database's own collation would serve
-        // no sorted fetch, and a page of books by title would sort the whole table. A store made
-        // before keeps its indexes as they are (`IF NOT EXISTS`).
-        var texts: Set<[String]> = []
-        for table in model.tables {
-            for column in table.columns where Self.storage(ofDeclaredType: column.type) == .text { texts.insert([table.name, column.name]) }
-        }
+        // the store sorts and compares (`COLLATE "C"`): an index in the database's own collation
+        // would serve no sorted fetch, and a page of books by title would sort the whole table.
+        // A store made before has its indexes rebuilt (``PostgresStore``'s
+        // `dropIndexesOutOfByteOrder`, before these statements).
+        let texts = textColumns
         for index in model.indexes {
             let columns = index.columns.map { column -> String in
                 PostgresSQL.quoted(column.name) + (texts.contains([index.table, column.name]) ? " COLLATE \"C\"" : "")
@@ -80,6 +78,21 @@ struct PostgresSchema {
                     + "ON \(table(index.table)) (\(columns.joined(separator: ", ")))")
         }
         return statements
+    }
+
+    /// Every text column, as [table, column].
+    private var textColumns: Set<[String]> {
+        var texts: Set<[String]> = []
+        for table in model.tables {
+            for column in table.columns where Self.storage(ofDeclaredType: column.type) == .text { texts.insert([table.name, column.name]) }
+        }
+        return texts
+    }
+
+    /// The names of the model's indexes that hold a text column (kept in byte order).
+    var textIndexNames: [String] {
+        let texts = textColumns
+        return model.indexes.filter { index in index.columns.contains { texts.contains([index.table, $0.name]) } }.map { Self.indexName($0.name) }
     }
 
     /// The `Z_PRIMARYKEY` rows of the model's entities, as (number, name, superentity's number).

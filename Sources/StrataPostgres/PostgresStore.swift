@@ -337,6 +337,7 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
                 "UPDATE \(schema.table("Z_METADATA")) SET \"Z_MODEL\" = $1 WHERE \"Z_MODEL\" IS NULL OR \"Z_MODEL\" = $1", [.text(modelChecksum)],
                 logger: logger)
             guard claimed == 1 else { throw Self.migratedElsewhere() }
+            try dropIndexesOutOfByteOrder(connection)
             for statement in try schema.modelTables() { try connection.run(statement, logger: logger) }
             for entity in schema.entityRows {
                 try connection.run(

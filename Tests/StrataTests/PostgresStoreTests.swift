@@ -263,9 +263,15 @@ struct PostgresStoreTests {
             try context.save()
         }
         let schema = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "schema" }?.value)
-        let definitions = try await PostgresTestServer.rows("SELECT indexdef FROM pg_indexes WHERE schemaname = '\(schema)' AND indexdef LIKE '%ZCODE%' OR schemaname = '\(schema)' AND indexdef LIKE '%ZRANK%'")
+        // The definitions of this schema's indexes only, filtered here: a filter on `pg_indexes`'
+        // text may make the server read every schema's, among them those other tests are dropping
+        // ("could not open relation with OID …").
+        let definitions = try await PostgresTestServer.rows(
+            "SELECT pg_get_indexdef(i.indexrelid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                + "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '\(schema)'"
+        ).compactMap { $0[0] }.filter { $0.contains("ZCODE") || $0.contains("ZRANK") }
         #expect(definitions.count >= 2)
-        for definition in definitions.compactMap({ $0[0] }) {
+        for definition in definitions {
             #expect(definition.contains("ZCODE") == definition.contains("COLLATE \"C\""), "\(definition)")
         }
         try await PostgresTestServer.execute("ANALYZE \"\(schema)\".\"ZITEM\"")

@@ -232,7 +232,12 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
             let columns = constraint.slots.compactMap { slot in entity.attributes.first { $0.slot == slot } }
             guard columns.count == constraint.slots.count, constraint.slots.allSatisfy({ row.attributes[$0] != nil }) else { continue }
             let query = sql(.uniqueness(entity: entity.number, constraint: number)) {
-                let test = columns.enumerated().map { "\(dialect.column($1.column)) = \(dialect.placeholder($0 + 1))" }.joined(separator: " AND ")
+                // Text in byte order (equal exactly when equal in any deterministic collation), as
+                // the unique index keeps it.
+                let test = columns.enumerated().map { position, column in
+                    let compared = dialect.column(column.column) + (column.attribute.type == .string ? dialect.textOrdering : "")
+                    return "\(compared) = \(dialect.placeholder(position + 1))"
+                }.joined(separator: " AND ")
                 return "SELECT \(dialect.column("Z_PK")), \(dialect.column("Z_ENT")) FROM \(dialect.table(entity.table)) "
                     + "WHERE \(test) AND \(dialect.column("Z_PK")) <> \(dialect.placeholder(columns.count + 1)) LIMIT 1"
             }

@@ -361,8 +361,9 @@ extension SQLFetchCondition {
             }
             if type == .string, case .string(let text) = constant {
                 if options.isEmpty, let symbol = symbol(op) {
-                    let ordered = op == .equal || op == .notEqual ? column : column + dialect.textOrdering
-                    return compared(ordered, symbol, op, .text(text), nullColumn: column)
+                    // Equal in every deterministic collation exactly when equal in byte order: in
+                    // byte order, so that the text indexes (kept in it) serve lookups too.
+                    return compared(column + dialect.textOrdering, symbol, op, .text(text), nullColumn: column)
                 }
                 guard dialect.hasEvaluatorFunctions else { return nil }
                 // The evaluator's own comparison: `BEGINSWITH`, `LIKE`, `MATCHES`, `[cd]`…
@@ -383,7 +384,8 @@ extension SQLFetchCondition {
                 let present = values.compactMap { $0 }.filter { $0 != .null }
                 let wantsNil = values.contains { $0 == .null }
                 let list = SQLFragment.joined(present.map { "\(bound: $0)" }, separator: ", ")
-                var sql: SQLFragment = present.isEmpty ? "\(dialect.alwaysFalse)" : "(\(column) IS NOT NULL AND \(column) IN (\(list)))"
+                let compared = type == .string ? column + dialect.textOrdering : column  // as `==` above
+                var sql: SQLFragment = present.isEmpty ? "\(dialect.alwaysFalse)" : "(\(column) IS NOT NULL AND \(compared) IN (\(list)))"
                 if wantsNil { sql = "(\(column) IS NULL OR \(sql))" }
                 return (SQLFetchCondition(sql, isExact: true), wantsNil)
             }
@@ -402,7 +404,7 @@ extension SQLFetchCondition {
                 return compared(truth, symbol, op, .integer(number == 0 ? 0 : 1), nullColumn: column, exactOnlyFor: number == 0 || number == 1)
             }
             if type == .uuid, op != .equal, op != .notEqual { return nil }
-            if type == .string, op != .equal, op != .notEqual { return compared(column + dialect.textOrdering, symbol, op, value, nullColumn: column) }
+            if type == .string { return compared(column + dialect.textOrdering, symbol, op, value, nullColumn: column) }
             return compared(column, symbol, op, value)
         }
 
