@@ -4,8 +4,9 @@ import OrderedCollections
 import PostgresNIO
 import Strata
 
-/// Reading: an entity's rows, each with its to-many targets, in one statement through a
-/// generation's snapshot. Fetches and faults read rows (the package's fast path); the public
+/// Reading: an entity's rows in one statement through a generation's snapshot, their to-many
+/// relationships unread (``ToManyBatch``) for a context, read by the statement for the public
+/// contract's nodes. Fetches and faults read rows (the package's fast path); the public
 /// contract's nodes are made from them.
 extension PostgresStore {
     /// The objects of `entity` (not its subentities) that may match `predicate`: what of the
@@ -15,13 +16,13 @@ extension PostgresStore {
     package func rows(ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, in snapshot: any IncrementalStoreSnapshot) throws
         -> [(reference: Int64, row: Row)]
     {
-        try rows(of: layout.entity, matching: predicate, with: snapshot)
+        try rows(of: layout.entity, matching: predicate, with: snapshot, toManysUnread: true)
     }
 
     package func row(forObject id: ManagedObjectID, layout: EntityLayout, in snapshot: any IncrementalStoreSnapshot) throws -> Row? {
         guard let table = mapping.entities[id.entityName], let reference = referenceObject(for: id) else { return nil }
         return try read(snapshot) { connection in
-            try rows(of: table, where: "t.\"Z_PK\" = $2", [.integer(reference)], connection: connection).first?.row
+            try rows(of: table, where: "t.\"Z_PK\" = $2", [.integer(reference)], targets: .unread(snapshot), connection: connection).first?.row
         }
     }
 
@@ -42,7 +43,7 @@ extension PostgresStore {
         return try read(snapshot) { connection in
             try ReferenceChunks.padded(references).flatMap { chunk in
                 let keys = "IN (\((0..<chunk.count).map { "$\($0 + 2)" }.joined(separator: ", ")))"
-                return try self.rows(ofMembers: members, where: "t.\"Z_PK\" \(keys)", chunk, targets: .owners(keys), connection: connection)
+                return try self.rows(ofMembers: members, where: "t.\"Z_PK\" \(keys)", chunk, targets: .unread(snapshot), connection: connection)
                     .map { (entity: $0.member, reference: $0.reference, row: $0.row) }
             }
         }
@@ -84,14 +85,14 @@ extension PostgresStore {
         else { return nil }
         guard limit > 0 || offset > 0 else {
             return try read(snapshot) { connection in
-                try rows(of: table, where: condition, values, then: order, targets: predicate == nil ? .everyOwner : .perObject, connection: connection)
+                try rows(of: table, where: condition, values, then: order, targets: .unread(snapshot), connection: connection)
             }
         }
         let window = values.count + 2  // the parameter numbers after the condition's
         return try read(snapshot) { connection in
             try rows(
                 of: table, where: condition, values + [limit > 0 ? .integer(Int64(limit)) : .null, .integer(Int64(offset))],
-                then: order + " LIMIT $\(window) OFFSET $\(window + 1)", connection: connection)
+                then: order + " LIMIT $\(window) OFFSET $\(window + 1)", targets: .unread(snapshot), connection: connection)
         }
     }
 
@@ -205,16 +206,20 @@ extension PostgresStore {
         try node(for: objectID, with: snapshot)?.relatedObjectIDs[relationship.name] ?? []
     }
 
-    private func rows(of entity: EntityDescription, matching predicate: FetchPredicate?, with snapshot: (any IncrementalStoreSnapshot)?) throws
-        -> [(reference: Int64, row: Row)]
-    {
+    /// `toManysUnread`: to-many relationships left for their first use to read (a context's
+    /// fetch), else read by the statement (the public contract's nodes).
+    private func rows(
+        of entity: EntityDescription, matching predicate: FetchPredicate?, with snapshot: (any IncrementalStoreSnapshot)?, toManysUnread: Bool = false
+    ) throws -> [(reference: Int64, row: Row)] {
         guard let table = mapping.entities[entity.name] else {
             throw PersistenceError(.unknownEntity, "the store has no table for the entity '\(entity.name)'")
         }
         let condition = predicate.flatMap { SQLFetchCondition.compile($0, for: table, in: mapping, store: identifier, dialect: dialect) }
         let sql = condition.map { $0.fragment.sql(in: dialect, firstParameter: 2) } ?? "TRUE"
         return try read(snapshot) { connection in
-            try rows(of: table, where: sql, condition?.fragment.bindings ?? [], targets: condition == nil ? .everyOwner : .perObject, connection: connection)
+            try rows(
+                of: table, where: sql, condition?.fragment.bindings ?? [],
+                targets: toManysUnread ? .unread(snapshot) : condition == nil ? .everyOwner : .perObject, connection: connection)
         }
     }
 
@@ -226,7 +231,7 @@ extension PostgresStore {
 
     /// The objects of `table`'s entity (not its subentities) that `condition` selects (on the
     /// table as `t`; its parameters from `$2`), in the order `ordering` (`ORDER BY …`, if any)
-    /// gives, each with every relationship: to-manys as arrays of the statement itself, so that
+    /// gives, each with every relationship (unless `targets` is `.unread`): to-manys as arrays of the statement itself, so that
     /// a fetch is one round trip to the server.
     ///
     /// A statement with values (a fault, a fetch by a predicate) is prepared on the connection,
@@ -250,8 +255,9 @@ extension PostgresStore {
         targets: TargetsRead = .perObject, connection: PostgresConnection
     ) throws -> [(member: Int, reference: Int64, row: Row)] {
         let select = selectStatement(for: members, where: condition, targets: targets)
+        let batches: [[ToManyBatch]]? = if case .unread(let snapshot) = targets { members.map { unreadTargets(of: $0, through: snapshot) } } else { nil }
         let decoder = MembersDecoder(
-            decoders: members.map { RowDecoder(store: self, table: $0) },
+            decoders: members.indices.map { RowDecoder(store: self, table: members[$0], unread: batches?[$0]) },
             members: Dictionary(uniqueKeysWithValues: members.enumerated().map { (Int64($1.number), $0) }), positions: select.positions)
         let rows = ThreadLocked<[(member: Int, reference: Int64, row: Row)]>([])
         let bound = [SQLValue.integer(Int64(members[0].number))] + values
@@ -267,7 +273,75 @@ extension PostgresStore {
                 rows.withLock { $0.append(row) }
             }
         }
-        return rows.withLock { $0 }
+        let read = rows.withLock { $0 }
+        for (member, memberBatches) in (batches ?? []).enumerated() where !memberBatches.isEmpty {
+            let owners = read.compactMap { $0.member == member ? $0.reference : nil }
+            for batch in memberBatches { batch.setOwners(owners) }
+        }
+        return read
+    }
+
+    /// A ``ToManyBatch`` per to-many relationship of `table`'s entity: the first use of one of a
+    /// read's objects' targets reads every object's (``targets(of:owners:connection:)``), through
+    /// `snapshot` while its generation lasts, after it on a pooled connection (the store as it
+    /// is then).
+    private func unreadTargets(of table: CoreDataTableMapping.Entity, through snapshot: (any IncrementalStoreSnapshot)?) -> [ToManyBatch] {
+        let weakSnapshot = WeakSnapshot(snapshot)
+        return table.toManys.map { toMany in
+            ToManyBatch { [weak self] owners in
+                guard let self else { throw PersistenceError(.storeNotFound, "the store of these objects was removed") }
+                return try read(weakSnapshot.snapshot) { connection in try targets(of: toMany, owners: owners, connection: connection) }
+            }
+        }
+    }
+
+    /// A snapshot held weakly, so that an unread relationship does not keep its generation's
+    /// transaction open.
+    private struct WeakSnapshot: Sendable {
+        weak var snapshot: (any IncrementalStoreSnapshot)?
+        init(_ snapshot: (any IncrementalStoreSnapshot)?) { self.snapshot = snapshot }
+    }
+
+    /// The targets of `owners` in one to-many relationship, in order, owners without any left
+    /// out: one grouped statement, `= ANY($1)` of the owners' keys; past
+    /// ``RelationalWriteBatch/rowsPerBatch`` owners, the whole relationship's (the owners of
+    /// a fetch of every object), and those of other owners dropped.
+    func targets(
+        of toMany: CoreDataTableMapping.ToManySlot, owners: [Int64], connection: PostgresConnection
+    ) throws -> [Int64: OrderedSet<ManagedObjectID>] {
+        let source = targetSource(of: toMany)
+        let withEntities = destinationHasSubentities(toMany)
+        let selected = withEntities ? ["\"Z_PK\"", "\"Z_ENT\""] : ["\"Z_PK\""]
+        let arrays = selected.map { "array_agg(r.\($0)::bigint ORDER BY \(source.order))" }
+        let everyOwner = owners.count > RelationalWriteBatch.rowsPerBatch
+        var bindings = PostgresBindings()
+        if !everyOwner { bindings.append(owners) }
+        let sql = "SELECT \(source.owner), \(arrays.joined(separator: ", ")) \(source.from) "
+            + "WHERE \(source.owner) \(everyOwner ? "IS NOT NULL" : "= ANY($1::bigint[])") GROUP BY \(source.owner)"
+        let wanted = everyOwner ? Set(owners) : nil
+        let spaces = mapping.entityNames.mapValues { ObjectIDSpace.make(store: identifier, entityName: $0) }
+        let destination = ObjectIDSpace.make(store: identifier, entityName: toMany.destination)
+        var found: [Int64: OrderedSet<ManagedObjectID>] = [:]
+        for row in try connection.rows(sql, bindings: bindings, logger: logger) {
+            let cells = row.makeRandomAccess()
+            guard let owner = try cells[0].int64(), wanted?.contains(owner) ?? true else { continue }
+            let keys = try cells[1].int64Array()
+            let numbers = withEntities ? try cells[2].int64Array() : []
+            if let outside = numbers.first(where: { !toMany.destinationNumbers.contains(Int($0)) }) {
+                throw PostgresStoreError(
+                    .damagedRow,
+                    "object \(owner)'s \(toMany.destination) relationship names an object of entity number \(outside), which is not "
+                        + "its destination's; the row was not written by a store of this model")
+            }
+            var targets = OrderedSet<ManagedObjectID>()
+            targets.reserveCapacity(keys.count)
+            for (position, key) in keys.enumerated() {
+                let space = withEntities && position < numbers.count ? spaces[Int(numbers[position])] ?? destination : destination
+                targets.append(ManagedObjectID(space: space, number: key))
+            }
+            found[owner] = targets
+        }
+        return found
     }
 
     /// Reads a row of ``selectStatement(for:where:targets:)`` with its entity's decoder: the
@@ -305,9 +379,13 @@ extension PostgresStore {
         let spaces: [Int: ObjectIDSpace]
         let toOneSpaces: [ObjectIDSpace]
         let toManySpaces: [ObjectIDSpace]
+        /// Where the statement reads no to-many targets: each relationship's batch, whose
+        /// faults the rows hold.
+        let unread: [ToManyBatch]?
 
-        init(store: PostgresStore, table: CoreDataTableMapping.Entity) {
+        init(store: PostgresStore, table: CoreDataTableMapping.Entity, unread: [ToManyBatch]? = nil) {
             self.table = table
+            self.unread = unread
             storages = table.attributeTypes.map(PostgresStorage.init)
             toManyHasEntities = table.toManys.map(store.destinationHasSubentities)
             empty = Row(emptyFor: table.layout)
@@ -339,6 +417,10 @@ extension PostgresStore {
                 }
                 let space = number.flatMap { spaces[Int($0)] } ?? toOneSpaces[index]
                 row.relationships[toOne.slot] = .toOne(key.map { ManagedObjectID(space: space, number: $0) })
+            }
+            if let unread {
+                for (index, toMany) in table.toManys.enumerated() { row.relationships[toMany.slot] = unread[index].fault(for: reference) }
+                return (reference, row)
             }
             for (index, toMany) in table.toManys.enumerated() {
                 let keys = try cells[cell].int64Array()
@@ -383,10 +465,9 @@ extension PostgresStore {
         /// the entity: the server runs it seven times faster than a hundred thousand lookups
         /// (100,000 objects with a to-many: 343 ms against 48 ms in `EXPLAIN ANALYZE`).
         case everyOwner
-        /// One grouped read of the targets of the owners whose keys the SQL list `keys` names
-        /// (`IN ($2, …)`, the parameters of the read's own condition): for a read by reference.
-        /// 200 books' tags: 1.3 ms against 4.3 ms per object in `EXPLAIN ANALYZE`.
-        case owners(String)
+        /// None: each relationship a ``ToManyBatch`` whose first use reads every row's targets,
+        /// through the snapshot while it lasts — Core Data's to-many faults, for a context's reads.
+        case unread((any IncrementalStoreSnapshot)?)
     }
 
     /// The statement that reads an entity's objects: `Z_PK`, `Z_OPT`, the attributes, each to-one's
@@ -420,32 +501,17 @@ extension PostgresStore {
             columns.append("t." + PostgresSQL.quoted(toOne.column))
             columns.append(toOne.entityColumn.map { "t." + PostgresSQL.quoted($0) } ?? "NULL::integer")
         }
+        if case .unread = read { return columns }
         for toMany in table.toManys {
             let selected = destinationHasSubentities(toMany) ? ["\"Z_PK\"", "\"Z_ENT\""] : ["\"Z_PK\""]
-            // The targets' rows (as `r`), the column naming their owner, and their order.
-            let targets: String
-            let owner: String
-            let order: String
-            switch toMany.storage {
-            case .inverseForeignKey(let destination, let column, let orderColumn):
-                targets = "FROM \(schema.table(destination)) r"
-                owner = "r.\(PostgresSQL.quoted(column))"
-                order = "r.\(orderColumn.map(PostgresSQL.quoted) ?? "\"Z_PK\"")"
-            case .joinTable(let join, let own, let other, let orderColumn, _, let destination):
-                // Joined with the destination, so that a link to an object another server deleted
-                // reads as no link, as a fetch through Core Data's join tables does; keys and
-                // entity numbers stay aligned.
-                targets = "FROM \(schema.table(join)) j JOIN \(schema.table(destination)) r ON r.\"Z_PK\" = j.\(PostgresSQL.quoted(other))"
-                owner = "j.\(PostgresSQL.quoted(own))"
-                order = "j.\(PostgresSQL.quoted(orderColumn ?? other))"
-            }
+            let (targets, owner, order) = targetSource(of: toMany)
             let owners: String
             switch read {
+            case .unread: continue
             case .perObject:
                 for key in selected { columns.append("ARRAY(SELECT r.\(key)::bigint \(targets) WHERE \(owner) = t.\"Z_PK\" ORDER BY \(order))") }
                 continue
             case .everyOwner: owners = "IS NOT NULL"
-            case .owners(let keys): owners = keys
             }
             let arrays = selected.enumerated().map { "array_agg(r.\($1)::bigint ORDER BY \(order)) AS k\($0)" }
             let body = "(SELECT \(owner) AS owner, \(arrays.joined(separator: ", ")) \(targets) WHERE \(owner) \(owners) GROUP BY \(owner))"
@@ -454,6 +520,23 @@ extension PostgresStore {
             for position in selected.indices { columns.append("\(alias).k\(position)") }
         }
         return columns
+    }
+
+    /// Where a to-many's targets are read from: their rows (as `r`, after `FROM`), the column
+    /// naming their owner, and their order.
+    private func targetSource(of toMany: CoreDataTableMapping.ToManySlot) -> (from: String, owner: String, order: String) {
+        switch toMany.storage {
+        case .inverseForeignKey(let destination, let column, let orderColumn):
+            return ("FROM \(schema.table(destination)) r", "r.\(PostgresSQL.quoted(column))", "r.\(orderColumn.map(PostgresSQL.quoted) ?? "\"Z_PK\"")")
+        case .joinTable(let join, let own, let other, let orderColumn, _, let destination):
+            // Joined with the destination, so that a link to an object another server deleted
+            // reads as no link, as a fetch through Core Data's join tables does; keys and entity
+            // numbers stay aligned.
+            return (
+                "FROM \(schema.table(join)) j JOIN \(schema.table(destination)) r ON r.\"Z_PK\" = j.\(PostgresSQL.quoted(other))",
+                "j.\(PostgresSQL.quoted(own))", "j.\(PostgresSQL.quoted(orderColumn ?? other))"
+            )
+        }
     }
 
     /// Whether a to-many's targets may be of several entities, whose numbers the read then needs.

@@ -138,8 +138,11 @@ extension ObjectGraph {
             }
             misses = 0
             guard neighbour.layout === owner.layout, !neighbour.isFault || neighbour.cachedAt != 0 else { continue }
-            let targets = neighbour.storage.relationships[index]
-            if case .unread = targets { continue }
+            var targets = neighbour.storage.relationships[index]
+            if case .unread(let fault) = targets {
+                guard let read = fault.targetsIfRead else { continue }
+                targets = read
+            }
             for id in targets.objectIDs where found.count < room && seen.insert(id).inserted {
                 if let object = registered[id] {
                     if waitsForItsRow(object) { found.append(id) }

@@ -19,7 +19,10 @@ extension ManagedObject {
     ///   ``StoreError`` with code `.missingExternalData` for binary data whose file the store
     ///   could not read (``ExternalDataReference``); ``TransformableValueError`` for a
     ///   transformable value its transformer cannot give (an archive of an unknown class, an
-    ///   unregistered transformer); what a computed key's closure throws.
+    ///   unregistered transformer); what a computed key's closure throws; the store's error
+    ///   for a relationship it cannot read at the fault's first use (a database gone away, a
+    ///   damaged file: `StoreError`, `PostgresStoreError`), where the typed accessor logs it
+    ///   and gives no objects.
     public func value(forKey key: String) throws -> Any? {
         if layout.slots[key] == nil, let computed = layout.computedKeys[key] { return try computed.value(of: self) }
         switch try slot(forKey: key) {
@@ -31,6 +34,7 @@ extension ManagedObject {
             }
             return value?.keyValue
         case .relationship(let index):
+            try checkReadable(relationshipAt: index)
             let objects = relatedObjects(at: index)
             let relationship = layout.relationships[index]
             if !relationship.isToMany { return objects.first }
@@ -232,6 +236,14 @@ extension ManagedObject {
         graph?.willChange(self)
         storage.attributes[index] = value
         graph?.didChange(self)
+    }
+
+    /// Reads the relationship at `index` if it is still unread (a relationship fault), so that
+    /// a store's failure to read it is thrown here rather than read as no objects, as the typed
+    /// accessors must (their failure is only logged). Reads nothing more once it is read.
+    func checkReadable(relationshipAt index: Int) throws {
+        willAccessValues()
+        if case .unread(let fault) = storage.relationships[index] { _ = try fault.checkedTargets() }
     }
 
     func relatedObjects(at index: Int) -> [ManagedObject] {

@@ -2,40 +2,93 @@ import Logging
 import OrderedCollections
 
 /// A relationship's targets that its store has not been asked for yet — Core Data's
-/// relationship fault. An incremental store's node may leave a relationship out
-/// (``IncrementalStoreNode/relatedObjectIDs``); the row it becomes then holds one of these, and
-/// ``IncrementalStore/newValue(forRelationship:forObjectWith:with:)`` is asked when the
-/// relationship is first used (read, changed, compared with changed targets, saved), once: rows
+/// relationship fault. Rows hold one in ``RelationshipTargets/unread(_:)``; it is read at the
+/// relationship's first use (read, changed, compared with changed targets, saved), once: rows
 /// are copied from the generation's cache into every context that reads them, and the copies
 /// share the fault and what it read.
+///
+/// Two kinds:
+/// - one relationship of one object: an incremental store's node that leaves a relationship out
+///   (``IncrementalStoreNode/relatedObjectIDs``), read through
+///   ``IncrementalStore/newValue(forRelationship:forObjectWith:with:)``;
+/// - one object's share of a ``ToManyBatch``: the SQL stores' to-many relationships, read for
+///   every object of the read that made the row at once.
 ///
 /// A store that fails to answer says why in the log, and the relationship reads as empty for
 /// that use; the next use asks again (as a fault whose row cannot be read stays a fault).
 package final class RelationshipFault: Sendable {
-    private let isToMany: Bool
-    private let readTargets: @Sendable () throws -> [ManagedObjectID]
-    /// What was read; the lock is held while the store is asked, so that it is asked once.
-    private let answer = ThreadLocked<RelationshipTargets?>(nil)
-    private static let logger = Logger(label: "strata.relationship-fault")
+    private enum Source: Sendable {
+        case single(SingleRead)
+        case batch(ToManyBatch, owner: Int64)
+    }
+
+    private let source: Source
 
     /// A fault that `readTargets` fulfils, for a to-many or a to-one relationship.
     package init(isToMany: Bool, readTargets: @escaping @Sendable () throws -> [ManagedObjectID]) {
-        self.isToMany = isToMany
-        self.readTargets = readTargets
+        source = .single(SingleRead(isToMany: isToMany, readTargets: readTargets))
+    }
+
+    /// `owner`'s share of `batch`.
+    init(batch: ToManyBatch, owner: Int64) {
+        source = .batch(batch, owner: owner)
     }
 
     /// The targets, as `.toOne` or `.toMany` (never `.unread`), read at the first call.
     var targets: RelationshipTargets {
-        answer.withLock { answer in
-            if let answer { return answer }
+        switch source {
+        case .single(let read): read.targets
+        case .batch(let batch, let owner): .toMany(batch.targets(of: owner))
+        }
+    }
+
+    /// The targets as ``targets`` gives them, or the store's error where it fails to read them
+    /// (``ManagedObject/value(forKey:)`` throws it).
+    func checkedTargets() throws -> RelationshipTargets {
+        switch source {
+        case .single(let read): try read.checkedTargets()
+        case .batch(let batch, let owner): .toMany(try batch.checkedTargets(of: owner))
+        }
+    }
+
+    /// The targets when they were read already, `nil` when reading them would ask the store:
+    /// what a look that must read nothing takes.
+    var targetsIfRead: RelationshipTargets? {
+        switch source {
+        case .single(let read): read.answer.withLock { $0 }
+        case .batch(let batch, let owner): batch.targetsIfRead(of: owner).map(RelationshipTargets.toMany)
+        }
+    }
+
+    /// One relationship of one object, read by a closure; what was read is kept under the lock,
+    /// which is held while the store is asked, so that it is asked once.
+    private final class SingleRead: Sendable {
+        let isToMany: Bool
+        let readTargets: @Sendable () throws -> [ManagedObjectID]
+        let answer = ThreadLocked<RelationshipTargets?>(nil)
+        private static let logger = Logger(label: "strata.relationship-fault")
+
+        init(isToMany: Bool, readTargets: @escaping @Sendable () throws -> [ManagedObjectID]) {
+            self.isToMany = isToMany
+            self.readTargets = readTargets
+        }
+
+        var targets: RelationshipTargets {
             do {
+                return try checkedTargets()
+            } catch {
+                Self.logger.error("cannot read a relationship from its store", metadata: ["error": "\(error)"])
+                return isToMany ? .toMany([]) : .toOne(nil)
+            }
+        }
+
+        func checkedTargets() throws -> RelationshipTargets {
+            try answer.withLock { answer in
+                if let answer { return answer }
                 let ids = try readTargets()
                 let read: RelationshipTargets = isToMany ? .toMany(OrderedSet(ids)) : .toOne(ids.first)
                 answer = read
                 return read
-            } catch {
-                Self.logger.error("cannot read a relationship from its store", metadata: ["error": "\(error)"])
-                return isToMany ? .toMany([]) : .toOne(nil)
             }
         }
     }

@@ -270,8 +270,11 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
     ) -> ToManyWrite? {
         let changed = entity.toManys.filter { toMany in
             guard let committed else { return true }
-            return !holdsTheSame(
-                row.relationships[toMany.slot].objectIDs, as: committed.relationships[toMany.slot].objectIDs, ordered: toMany.storage.isOrdered)
+            // An unchanged relationship still unread is the snapshot's own fault: equal without reading.
+            let targets = row.relationships[toMany.slot]
+            let before = committed.relationships[toMany.slot]
+            if case .unread(let fault) = targets, case .unread(let read) = before, fault === read { return false }
+            return !holdsTheSame(targets.objectIDs, as: before.objectIDs, ordered: toMany.storage.isOrdered)
         }
         return changed.isEmpty ? nil : ToManyWrite(row: row, reference: reference, isNew: false, slots: changed)
     }

@@ -4,8 +4,9 @@ import OrderedCollections
 /// Reading rows: one object's row for a fault, an entity's rows for a fetch, each through the
 /// generation's pinned snapshot and by the column mapping the schema was made with.
 extension SQLiteStore {
-    /// Below this many rows a fetch reads each row's to-many targets with a query per row;
-    /// from it on, with queries per relationship (``chunkedToManyLimit``).
+    /// Below this many rows a read that takes the to-many targets with the rows (a migration's
+    /// copy; a context's reads leave them unread) reads each row's with a query per row; from
+    /// it on, with queries per relationship (``chunkedToManyLimit``).
     static let batchedToManyThreshold = 64
     /// Up to this many rows, a fetch reads their to-many links by their references, 200 to a
     /// query on the relationship's index; past it, one pass over the whole relationship costs less.
@@ -15,9 +16,13 @@ extension SQLiteStore {
         guard let snapshot = try readSnapshot(snapshot), let entity = mapping.entities[layout.name],
             let reference = referenceObject(for: id)
         else { return nil }
-        return try sqlite {
-            try snapshot.read { connection in try readRow(of: entity, reference: reference, connection: connection) }
+        let row = try sqlite {
+            try snapshot.read { connection in try readRow(of: entity, reference: reference, readingToManys: false, connection: connection) }
         }
+        guard let row else { return nil }
+        var rows = [(reference: reference, row: row)]
+        deferToManys(of: entity, in: &rows, readThrough: snapshot)
+        return rows[0].row
     }
 
     /// The read transaction a read runs in: the snapshot itself, or for a ``CurrentStateSnapshot``
@@ -29,15 +34,18 @@ extension SQLiteStore {
         return try sqlite { try SQLiteReadSnapshot(pool: pool) }
     }
 
-    /// One object's row as `connection` sees it.
-    func readRow(of entity: CoreDataTableMapping.Entity, reference: Int64, connection: SQLiteConnection) throws -> Row? {
+    /// One object's row as `connection` sees it; without `readingToManys`, its to-many
+    /// relationships are left empty for the caller to fill.
+    func readRow(
+        of entity: CoreDataTableMapping.Entity, reference: Int64, readingToManys: Bool = true, connection: SQLiteConnection
+    ) throws -> Row? {
         var row: Row?
         let select = try connection.statement(entity.select(where: "t.Z_PK = ? AND t.Z_ENT = ?"))
         let spaces = idSpaces
         try select.forEachRow([.integer(reference), .integer(Int64(entity.number))]) { statement in
             row = try decode(statement, entity: entity, spaces: spaces).row
         }
-        guard var row else { return nil }
+        guard var row, readingToManys else { return row }
         for toMany in entity.toManys {
             row.relationships[toMany.slot] = .toMany(try targets(of: toMany, for: reference, spaces: spaces, connection: connection))
         }
@@ -54,11 +62,11 @@ extension SQLiteStore {
         guard let entity = mapping.entities[layout.name] else { return [] }
         let condition = predicate.flatMap { SQLFetchCondition.compile($0, for: entity, in: mapping, store: identifier) }
         if condition?.constantValue == false { return [] }
-        return try readRows(of: entity, where: condition, ordering: "t.Z_PK", window: nil, in: snapshot)
+        return try readRows(of: entity, where: condition, ordering: "t.Z_PK", window: nil, toManysUnread: true, in: snapshot)
     }
 
     /// The rows of the objects among `references` (in `Z_PK` order), a ``ReferenceChunks``
-    /// chunk per statement.
+    /// chunk per statement, their to-many relationships unread (a batch per chunk).
     func readRows(
         of layout: EntityLayout, references: [Int64], in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)] {
@@ -66,7 +74,7 @@ extension SQLiteStore {
         var rows: [(reference: Int64, row: Row)] = []
         for chunk in ReferenceChunks.padded(references) {
             let condition = SQLFetchCondition("t.Z_PK IN (\(SQLFragment.joined(chunk.map { "\(bound: $0)" }, separator: ", ")))", isExact: true)
-            rows += try readRows(of: entity, where: condition, ordering: "t.Z_PK", window: nil, linksOf: chunk, in: snapshot)
+            rows += try readRows(of: entity, where: condition, ordering: "t.Z_PK", window: nil, toManysUnread: true, in: snapshot)
         }
         return rows
     }
@@ -83,7 +91,7 @@ extension SQLiteStore {
         guard let ordering = columns.ordering(sort) else { return nil }
         return try readRows(
             of: entity, where: condition.constantValue == true ? nil : condition, ordering: (ordering + ["t.Z_PK"]).joined(separator: ", "),
-            joining: columns.joins, window: (offset, limit), in: snapshot)
+            joining: columns.joins, window: (offset, limit), toManysUnread: true, in: snapshot)
     }
 
     /// The references of the rows ``readRows(of:matching:sortedBy:offset:limit:in:)`` would read,
@@ -155,12 +163,16 @@ extension SQLiteStore {
         SQLFetchCondition.exact(predicate, for: entity, in: mapping, store: identifier, dialect: .sqlite)
     }
 
-    /// `owners`: the references the rows are read by, when the read is by references: their
-    /// to-many links are read by owner, not the whole relationship's (a batch of a large
-    /// fetch, a prefetch).
+    /// `toManysUnread`: the rows' to-many relationships are left unread, for the first use of
+    /// any of them to read (``deferToManys(of:in:readThrough:)``): what a context's fetch
+    /// reads, as Core Data's rows hold to-many faults. Otherwise (a migration's copy) they are
+    /// read here.
+    ///
+    /// Read here, a few rows' targets take a query per row; many rows', chunks of their
+    /// references up to ``chunkedToManyLimit`` rows, past it one pass over the whole relationship.
     func readRows(
         of entity: CoreDataTableMapping.Entity, where condition: SQLFetchCondition?, ordering: String, joining joins: [String] = [],
-        window: (offset: Int, limit: Int)?, linksOf owners: [SQLValue]? = nil, in snapshot: any IncrementalStoreSnapshot
+        window: (offset: Int, limit: Int)?, toManysUnread: Bool = false, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)] {
         guard let snapshot = snapshot as? SQLiteReadSnapshot else { return [] }
         let scope: SQLFragment = "t.Z_ENT = \(bound: .integer(Int64(entity.number)))" + (condition.map { " AND (\($0.fragment))" } ?? "")
@@ -170,7 +182,7 @@ extension SQLiteStore {
             sql += " LIMIT ? OFFSET ?"
             bindings += [.integer(window.limit > 0 ? Int64(window.limit) : -1), .integer(Int64(window.offset))]
         }
-        return try sqlite {
+        var rows: [(reference: Int64, row: Row)] = try sqlite {
             try snapshot.read { connection in
                 var rows: [(reference: Int64, row: Row)] = []
                 let select = try connection.statement(sql)
@@ -178,11 +190,8 @@ extension SQLiteStore {
                 try select.forEachRow(bindings) { statement in
                     rows.append(try decode(statement, entity: entity, spaces: spaces))
                 }
-                guard !entity.toManys.isEmpty, !rows.isEmpty else { return rows }
-                // Rows read by reference take their links by the same references (one query per
-                // relationship); a fetch's few rows, a query per row; its many, by chunks of their
-                // references up to ``chunkedToManyLimit`` rows, past it over the whole relationship.
-                if owners == nil, rows.count < Self.batchedToManyThreshold {
+                guard !toManysUnread, !entity.toManys.isEmpty, !rows.isEmpty else { return rows }
+                if rows.count < Self.batchedToManyThreshold {
                     for index in rows.indices {
                         for toMany in entity.toManys {
                             rows[index].row.relationships[toMany.slot] = .toMany(
@@ -193,23 +202,53 @@ extension SQLiteStore {
                 }
                 let positions = Dictionary(rows.indices.map { (rows[$0].reference, $0) }, uniquingKeysWith: { a, _ in a })
                 for toMany in entity.toManys {
-                    var found: [Int64: [ManagedObjectID]] = [:]
-                    found.reserveCapacity(rows.count)
-                    let chunks: [[SQLValue]?] =
-                        if let owners { [owners] } else if rows.count <= Self.chunkedToManyLimit { ReferenceChunks.padded(rows.map(\.reference)) } else { [nil] }
-                    for chunk in chunks {
-                        try forEachLink(of: toMany, ownedBy: chunk, spaces: spaces, connection: connection) { owner, target in
-                            // A padded chunk names its last owner more than once: its links come once.
-                            if positions[owner] != nil { found[owner, default: []].append(target) }
-                        }
-                    }
+                    let found = try links(of: toMany, ownedBy: rows.map(\.reference), spaces: spaces, connection: connection)
                     for (owner, targets) in found {
-                        if let index = positions[owner] { rows[index].row.relationships[toMany.slot] = .toMany(OrderedSet(targets)) }
+                        if let index = positions[owner] { rows[index].row.relationships[toMany.slot] = .toMany(targets) }
                     }
                 }
                 return rows
             }
         }
+        if toManysUnread { deferToManys(of: entity, in: &rows, readThrough: snapshot) }
+        return rows
+    }
+
+    /// Leaves the to-many relationships of `rows` unread: each relationship a ``ToManyBatch``
+    /// whose first use reads every row's targets, through `snapshot` while it lasts (the
+    /// generation the rows came from), after it through a read transaction of its own.
+    func deferToManys(of entity: CoreDataTableMapping.Entity, in rows: inout [(reference: Int64, row: Row)], readThrough snapshot: SQLiteReadSnapshot) {
+        guard !entity.toManys.isEmpty, !rows.isEmpty else { return }
+        let owners = rows.map(\.reference)
+        for toMany in entity.toManys {
+            let batch = ToManyBatch { [weak self, weak snapshot] owners in
+                guard let self else { throw PersistenceError(.storeNotFound, "the store of these objects was removed") }
+                return try sqlite {
+                    let reading = try snapshot ?? SQLiteReadSnapshot(pool: pool)
+                    return try reading.read { connection in try links(of: toMany, ownedBy: owners, spaces: idSpaces, connection: connection) }
+                }
+            }
+            batch.setOwners(owners)
+            for index in rows.indices { rows[index].row.relationships[toMany.slot] = batch.fault(for: rows[index].reference) }
+        }
+    }
+
+    /// The targets of `owners` in one to-many relationship, in order, owners without any left
+    /// out: by chunks of ``ReferenceChunks`` on the relationship's index up to
+    /// ``chunkedToManyLimit`` owners, past it one pass over the whole relationship.
+    private func links(
+        of toMany: CoreDataTableMapping.ToManySlot, ownedBy owners: [Int64], spaces: [Int: ObjectIDSpace], connection: SQLiteConnection
+    ) throws -> [Int64: OrderedSet<ManagedObjectID>] {
+        let wanted = Set(owners)
+        var found: [Int64: OrderedSet<ManagedObjectID>] = [:]
+        let chunks: [[SQLValue]?] = owners.count <= Self.chunkedToManyLimit ? ReferenceChunks.padded(owners) : [nil]
+        for chunk in chunks {
+            try forEachLink(of: toMany, ownedBy: chunk, spaces: spaces, connection: connection) { owner, target in
+                // A padded chunk names its last owner more than once: its links come once.
+                if wanted.contains(owner) { found[owner, default: []].append(target) }
+            }
+        }
+        return found
     }
 
     // MARK: Decoding
