@@ -20,9 +20,14 @@ extension PostgresStore {
     }
 
     package func row(forObject id: ManagedObjectID, layout: EntityLayout, in snapshot: any IncrementalStoreSnapshot) throws -> Row? {
+        try row(for: id, targets: .unread(snapshot), in: snapshot)
+    }
+
+    /// One object's row, its to-many targets read as `targets` says.
+    private func row(for id: ManagedObjectID, targets: TargetsRead, in snapshot: any IncrementalStoreSnapshot) throws -> Row? {
         guard let table = mapping.entities[id.entityName], let reference = referenceObject(for: id) else { return nil }
         return try read(snapshot) { connection in
-            try rows(of: table, where: "t.\"Z_PK\" = $2", [.integer(reference)], targets: .unread(snapshot), connection: connection).first?.row
+            try rows(of: table, where: "t.\"Z_PK\" = $2", [.integer(reference)], targets: targets, connection: connection).first?.row
         }
     }
 
@@ -192,8 +197,8 @@ extension PostgresStore {
 
     /// One object's values, or `nil` when the snapshot has no such object.
     func node(for objectID: ManagedObjectID, with snapshot: any IncrementalStoreSnapshot) throws -> IncrementalStoreNode? {
-        guard let layout = managedObjectModel.layout(for: objectID.entityName),
-            let row = try row(forObject: objectID, layout: layout, in: snapshot)
+        // The node lists every relationship: read with the row, in its statement.
+        guard let layout = managedObjectModel.layout(for: objectID.entityName), let row = try row(for: objectID, targets: .perObject, in: snapshot)
         else { return nil }
         return IncrementalStoreNode(objectID: objectID, row: row, layout: layout)
     }

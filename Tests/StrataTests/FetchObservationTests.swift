@@ -1,5 +1,6 @@
 import Foundation
 @testable import Strata
+import StrataTestSupport
 import Testing
 
 /// Watching a fetch (issue 32): `context.changes(of:)` yields the result when iteration
@@ -152,6 +153,34 @@ import Testing
         let last = try #require(try await changes.next())
         #expect(last.isDeleted)
         #expect(try await changes.next() == nil)
+    }
+
+    /// A to-many relationship the observer never used, changed elsewhere: on the SQL stores it
+    /// was a relationship fault when the observation began, read then (its generation may be
+    /// gone by the time the change is compared; read only then, it would read the changed
+    /// targets as the old ones and compare equal).
+    @Test(arguments: kinds + (PostgresTestServer.isAvailable ? [.postgres] : []))
+    func aToManyChangedElsewhereBeforeAnyUseIsSeen(_ kind: StoreKind) async throws {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
+        let (id, tagID) = try await backgroundContext(coordinator).perform { context in
+            let book = try Book(context: context)
+            book.title = "Emma"
+            let tag = try Tag(context: context)
+            tag.label = "novel"
+            try context.save()
+            return (book.objectID, tag.objectID)
+        }
+        let watcher = backgroundContext(coordinator)
+        try await watcher.perform { $0.automaticallyMergesChangesFromParent = true }
+        var changes = watcher.changes(ofObjectWith: id).makeAsyncIterator()
+        #expect(try await changes.next() == ObjectChange(changedKeys: [], isDeleted: false), "started")
+        try await backgroundContext(coordinator).perform { context in
+            let book = try #require(try context.existingObject(with: id) as? Book)
+            book.tags = [try #require(try context.existingObject(with: tagID) as? Tag)]
+            try context.save()
+        }
+        let change = try #require(try await changes.next())
+        #expect(change.changedKeys == ["tags"])
     }
 
     @Test func anObjectThatDoesNotExistIsRefused() async throws {

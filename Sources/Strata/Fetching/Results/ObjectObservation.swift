@@ -32,7 +32,7 @@ final class ObjectObservation: ContextChangeObserver {
     func start(in graph: ObjectGraph) throws {
         let object = try existing(in: graph)
         self.object = object
-        values = object.storage
+        values = Self.read(object.storage)
         graph.addChangeObserver(self)
     }
 
@@ -44,6 +44,17 @@ final class ObjectObservation: ContextChangeObserver {
 
     func contextDidReload(in graph: ObjectGraph) {
         compare(in: graph)
+    }
+
+    /// `row` with its relationship faults read: an unread relationship kept as the observer's
+    /// last values would be read only when compared — through the store as it is by then, if
+    /// its generation is gone — and a change made elsewhere would compare equal to itself.
+    private static func read(_ row: Row) -> Row {
+        var row = row
+        for index in row.relationships.indices {
+            if case .unread = row.relationships[index] { row.relationships[index] = row.relationships[index].resolved }
+        }
+        return row
     }
 
     private func existing(in graph: ObjectGraph) throws -> ManagedObject {
@@ -78,7 +89,7 @@ final class ObjectObservation: ContextChangeObserver {
                 changed.insert(relationship.name)
             }
         }
-        values = now
+        values = Self.read(now)
         guard !changed.isEmpty else { return }
         state.withLock { $0.changedKeys.formUnion(changed) }
         wake.yield()
