@@ -310,10 +310,12 @@ extension PostgresStore {
     /// The targets of `owners` in one to-many relationship, in order, owners without any left
     /// out: one grouped statement, `= ANY($1)` of the owners' keys; past
     /// ``RelationalWriteBatch/rowsPerBatch`` owners, the whole relationship's (the owners of
-    /// a fetch of every object), and those of other owners dropped.
+    /// a fetch of every object), and those of other owners dropped. An owner with a target
+    /// outside the relationship's destination (a row no store of this model wrote) is among
+    /// the failures: its relationship fails, the others read.
     func targets(
         of toMany: CoreDataTableMapping.ToManySlot, owners: [Int64], connection: PostgresConnection
-    ) throws -> [Int64: OrderedSet<ManagedObjectID>] {
+    ) throws -> ToManyBatch.Read {
         let source = targetSource(of: toMany)
         let withEntities = destinationHasSubentities(toMany)
         let selected = withEntities ? ["\"Z_PK\"", "\"Z_ENT\""] : ["\"Z_PK\""]
@@ -326,17 +328,19 @@ extension PostgresStore {
         let wanted = everyOwner ? Set(owners) : nil
         let spaces = mapping.entityNames.mapValues { ObjectIDSpace.make(store: identifier, entityName: $0) }
         let destination = ObjectIDSpace.make(store: identifier, entityName: toMany.destination)
-        var found: [Int64: OrderedSet<ManagedObjectID>] = [:]
+        var found = ToManyBatch.Read()
         for row in try connection.rows(sql, bindings: bindings, logger: logger) {
             let cells = row.makeRandomAccess()
             guard let owner = try cells[0].int64(), wanted?.contains(owner) ?? true else { continue }
             let keys = try cells[1].int64Array()
             let numbers = withEntities ? try cells[2].int64Array() : []
+            // That owner's relationship fails; the others' read as they are.
             if let outside = numbers.first(where: { !toMany.destinationNumbers.contains(Int($0)) }) {
-                throw PostgresStoreError(
+                found.failures[owner] = PostgresStoreError(
                     .damagedRow,
                     "object \(owner)'s \(toMany.destination) relationship names an object of entity number \(outside), which is not "
                         + "its destination's; the row was not written by a store of this model")
+                continue
             }
             var targets = OrderedSet<ManagedObjectID>()
             targets.reserveCapacity(keys.count)
@@ -344,7 +348,7 @@ extension PostgresStore {
                 let space = withEntities && position < numbers.count ? spaces[Int(numbers[position])] ?? destination : destination
                 targets.append(ManagedObjectID(space: space, number: key))
             }
-            found[owner] = targets
+            found.targets[owner] = targets
         }
         return found
     }

@@ -180,6 +180,17 @@ import Testing
         try connection.execute("UPDATE \(chapter.table) SET Z_ENT = \(passport.number) WHERE Z_PK = 1")
         try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         #expect(try await !Self.readsBack(url))
+        // Through the typed accessor (which cannot throw) the relationship fault's failure is
+        // logged and reads as no chapters; every other book's read as before.
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try libraryModel())
+        let store = try await coordinator.addPersistentStore(type: .sqlite, at: url)
+        let chapters = try await backgroundContext(coordinator).perform { context in
+            try context.fetch(FetchRequest<Book>()).map { $0.chapters.map(\.title) }
+        }
+        try await coordinator.removePersistentStore(store)
+        #expect(chapters.count == 60)
+        #expect(chapters.filter(\.isEmpty).count == 1)
+        #expect(!chapters.joined().contains("Chapter 0"), "the damaged row is no chapter")
     }
 
     @Test func aLockHeldPastTheTimeoutIsATypedErrorAndLosesNothing() async throws {

@@ -15,20 +15,29 @@ import OrderedCollections
 /// read transaction open. A read that fails says why in the log, reads as no targets for that
 /// use, and is tried again at the next.
 package final class ToManyBatch: Sendable {
+    /// What a read of the batch found: each owner's targets in order (an owner without targets
+    /// has none here), and the owners whose targets could not be read (a damaged row among
+    /// them), with why — only those fail, not the whole batch.
+    package struct Read: Sendable {
+        package var targets: [Int64: OrderedSet<ManagedObjectID>] = [:]
+        package var failures: [Int64: any Error] = [:]
+
+        package init() {}
+    }
+
     private struct State {
         /// The objects whose targets a read asks for, set once their rows are decoded.
         var owners: [Int64] = []
-        /// Each owner's targets, once read (an owner without targets has none here).
-        var read: [Int64: OrderedSet<ManagedObjectID>]?
+        /// What was read, once read.
+        var read: Read?
     }
 
-    private let readTargets: @Sendable ([Int64]) throws -> [Int64: OrderedSet<ManagedObjectID>]
+    private let readTargets: @Sendable ([Int64]) throws -> Read
     private let state = ThreadLocked(State())
     private static let logger = Logger(label: "strata.relationship-fault")
 
-    /// A batch whose targets `readTargets` reads for the owners it is given: each owner's
-    /// targets in order, owners without targets left out.
-    package init(readTargets: @escaping @Sendable ([Int64]) throws -> [Int64: OrderedSet<ManagedObjectID>]) {
+    /// A batch whose targets `readTargets` reads for the owners it is given.
+    package init(readTargets: @escaping @Sendable ([Int64]) throws -> Read) {
         self.readTargets = readTargets
     }
 
@@ -57,16 +66,21 @@ package final class ToManyBatch: Sendable {
     /// `owner`'s targets, reading every owner's at the first call, or the store's error. The
     /// lock is held while the store is asked: faults of one batch firing at once read it once.
     func checkedTargets(of owner: Int64) throws -> OrderedSet<ManagedObjectID> {
-        try state.withLock { state in
-            if let read = state.read { return read[owner] ?? [] }
+        let read = try state.withLock { state in
+            if let read = state.read { return read }
             let read = try readTargets(state.owners)
             state.read = read
-            return read[owner] ?? []
+            return read
         }
+        if let failure = read.failures[owner] { throw failure }
+        return read.targets[owner] ?? []
     }
 
-    /// `owner`'s targets when the batch was read, `nil` before.
+    /// `owner`'s targets when the batch was read, `nil` before (or when they could not be).
     func targetsIfRead(of owner: Int64) -> OrderedSet<ManagedObjectID>? {
-        state.withLock { state in state.read.map { $0[owner] ?? [] } }
+        state.withLock { state in
+            guard let read = state.read, read.failures[owner] == nil else { return nil }
+            return read.targets[owner] ?? []
+        }
     }
 }

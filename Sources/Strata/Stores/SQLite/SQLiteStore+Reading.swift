@@ -203,7 +203,8 @@ extension SQLiteStore {
                 let positions = Dictionary(rows.indices.map { (rows[$0].reference, $0) }, uniquingKeysWith: { a, _ in a })
                 for toMany in entity.toManys {
                     let found = try links(of: toMany, ownedBy: rows.map(\.reference), spaces: spaces, connection: connection)
-                    for (owner, targets) in found {
+                    if let failure = found.failures.values.first { throw failure }
+                    for (owner, targets) in found.targets {
                         if let index = positions[owner] { rows[index].row.relationships[toMany.slot] = .toMany(targets) }
                     }
                 }
@@ -235,17 +236,22 @@ extension SQLiteStore {
 
     /// The targets of `owners` in one to-many relationship, in order, owners without any left
     /// out: by chunks of ``ReferenceChunks`` on the relationship's index up to
-    /// ``chunkedToManyLimit`` owners, past it one pass over the whole relationship.
+    /// ``chunkedToManyLimit`` owners, past it one pass over the whole relationship. An owner
+    /// with a damaged target (``target(_:keyColumn:toMany:spaces:)``) is among the failures.
     private func links(
         of toMany: CoreDataTableMapping.ToManySlot, ownedBy owners: [Int64], spaces: [Int: ObjectIDSpace], connection: SQLiteConnection
-    ) throws -> [Int64: OrderedSet<ManagedObjectID>] {
+    ) throws -> ToManyBatch.Read {
         let wanted = Set(owners)
-        var found: [Int64: OrderedSet<ManagedObjectID>] = [:]
+        var found = ToManyBatch.Read()
         let chunks: [[SQLValue]?] = owners.count <= Self.chunkedToManyLimit ? ReferenceChunks.padded(owners) : [nil]
         for chunk in chunks {
             try forEachLink(of: toMany, ownedBy: chunk, spaces: spaces, connection: connection) { owner, target in
                 // A padded chunk names its last owner more than once: its links come once.
-                if wanted.contains(owner) { found[owner, default: []].append(target) }
+                guard wanted.contains(owner) else { return }
+                switch target {
+                case .success(let target): found.targets[owner, default: []].append(target)
+                case .failure(let error): found.failures[owner] = error
+                }
             }
         }
         return found
@@ -328,7 +334,7 @@ extension SQLiteStore {
     /// given only — owners together and each owner's targets in order.
     private func forEachLink(
         of toMany: CoreDataTableMapping.ToManySlot, ownedBy owners: [SQLValue]?, spaces: [Int: ObjectIDSpace], connection: SQLiteConnection,
-        _ body: (Int64, ManagedObjectID) throws -> Void
+        _ body: (Int64, Result<ManagedObjectID, any Error>) throws -> Void
     ) throws {
         let sql: String
         let ownerTest = owners.map { " IN (" + Array(repeating: "?", count: $0.count).joined(separator: ", ") + ")" }
@@ -341,7 +347,7 @@ extension SQLiteStore {
                 + (ownerTest.map { " WHERE j.\(own)\($0)" } ?? "") + " ORDER BY j.\(own)" + (order.map { ", j.\($0)" } ?? "") + ", t.Z_PK"
         }
         try connection.statement(sql).forEachRow(owners ?? []) { statement in
-            try body(statement.int64(0), try target(statement, keyColumn: 1, toMany: toMany, spaces: spaces))
+            try body(statement.int64(0), Result { try target(statement, keyColumn: 1, toMany: toMany, spaces: spaces) })
         }
     }
 
