@@ -161,7 +161,7 @@ extension PostgresStore {
                 entity: table, mapping: mapping, store: identifier, dialect: dialect, predicate: predicate, groupBy: groupBy,
                 properties: properties, sort: sort)
         else { return nil }
-        let spaces = mapping.entityNames.mapValues { ObjectIDSpace.make(store: identifier, entityName: $0) }
+        let spaces = spaceCache.spaces(store: identifier)
         return try read(snapshot) { connection in
             var groups: [StoreGroup] = []
             let session = relationalSession(connection)
@@ -326,7 +326,7 @@ extension PostgresStore {
         let sql = "SELECT \(source.owner), \(arrays.joined(separator: ", ")) \(source.from) "
             + "WHERE \(source.owner) \(everyOwner ? "IS NOT NULL" : "= ANY($1::bigint[])") GROUP BY \(source.owner)"
         let wanted = everyOwner ? Set(owners) : nil
-        let spaces = mapping.entityNames.mapValues { ObjectIDSpace.make(store: identifier, entityName: $0) }
+        let spaces = spaceCache.spaces(store: identifier)
         let destination = ObjectIDSpace.make(store: identifier, entityName: toMany.destination)
         var found = ToManyBatch.Read()
         for row in try connection.rows(sql, bindings: bindings, logger: logger) {
@@ -399,7 +399,7 @@ extension PostgresStore {
             toManyHasEntities = table.toManys.map(store.destinationHasSubentities)
             empty = Row(emptyFor: table.layout)
             let identifier = store.identifier
-            spaces = store.mapping.entityNames.mapValues { ObjectIDSpace.make(store: identifier, entityName: $0) }
+            spaces = store.spaceCache.spaces(store: identifier)
             toOneSpaces = table.toOnes.map { ObjectIDSpace.make(store: identifier, entityName: $0.destination) }
             toManySpaces = table.toManys.map { ObjectIDSpace.make(store: identifier, entityName: $0.destination) }
         }

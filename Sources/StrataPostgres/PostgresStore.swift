@@ -40,6 +40,8 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
     let pool: PostgresConnectionPool
     let schema: PostgresSchema
     let mapping: CoreDataTableMapping
+    /// Each entity's ID space by entity number, for the store's identifier they were made with.
+    let spaceCache: ObjectIDSpaceCache
     /// How each column of each of the model's tables stores values (as ``schema`` creates
     /// them): what a save's batched inserts bind their arrays as.
     let columnStorages: [String: [String: PostgresStorage]]
@@ -86,6 +88,7 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
         self.location = location
         self.pool = pool
         mapping = CoreDataTableMapping(model: coordinator.managedObjectModel)
+        spaceCache = ObjectIDSpaceCache(entityNames: mapping.entityNames)
         guard mapping.unsupported.isEmpty else {
             throw PersistenceError(
                 .incompatibleStore,

@@ -17,7 +17,7 @@ extension SQLiteStore {
             let reference = referenceObject(for: id)
         else { return nil }
         let row = try sqlite {
-            try snapshot.read { connection in try readRow(of: entity, reference: reference, readingToManys: false, connection: connection) }
+            try snapshot.read { connection in try readRow(of: entity, reference: reference, connection: connection) }
         }
         guard let row else { return nil }
         var rows = [(reference: reference, row: row)]
@@ -34,20 +34,14 @@ extension SQLiteStore {
         return try sqlite { try SQLiteReadSnapshot(pool: pool) }
     }
 
-    /// One object's row as `connection` sees it; without `readingToManys`, its to-many
-    /// relationships are left empty for the caller to fill.
-    func readRow(
-        of entity: CoreDataTableMapping.Entity, reference: Int64, readingToManys: Bool = true, connection: SQLiteConnection
-    ) throws -> Row? {
+    /// One object's row as `connection` sees it, its to-many relationships left empty for the
+    /// caller to fill (``deferToManys(of:in:readThrough:)`` leaves them as faults).
+    private func readRow(of entity: CoreDataTableMapping.Entity, reference: Int64, connection: SQLiteConnection) throws -> Row? {
         var row: Row?
         let select = try connection.statement(entity.select(where: "t.Z_PK = ? AND t.Z_ENT = ?"))
         let spaces = idSpaces
         try select.forEachRow([.integer(reference), .integer(Int64(entity.number))]) { statement in
             row = try decode(statement, entity: entity, spaces: spaces).row
-        }
-        guard var row, readingToManys else { return row }
-        for toMany in entity.toManys {
-            row.relationships[toMany.slot] = .toMany(try targets(of: toMany, for: reference, spaces: spaces, connection: connection))
         }
         return row
     }
@@ -301,15 +295,7 @@ extension SQLiteStore {
     }
 
     /// Each entity's ID space, by entity number: looked up once per read, not once per row.
-    var idSpaces: [Int: ObjectIDSpace] {
-        let store = identifier
-        return spaceCache.withLock { cache in
-            if let cache, cache.store == store { return cache.spaces }
-            let spaces = mapping.entityNames.mapValues { ObjectIDSpace.make(store: store, entityName: $0) }
-            cache = (store, spaces)
-            return spaces
-        }
-    }
+    var idSpaces: [Int: ObjectIDSpace] { spaceCache.spaces(store: identifier) }
 
     /// The targets of one object's to-many relationship, in order when it is ordered.
     private func targets(

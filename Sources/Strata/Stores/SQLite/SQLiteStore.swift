@@ -21,7 +21,7 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
 {
     // Sendable by proof: `writer` and `state` are touched only on the coordinator's serial
     // queue (the add, save and ID calls of the IncrementalStore contract); reads from contexts'
-    // threads go through a snapshot (its own lock), `watcher` and `spaceCache` (locks);
+    // threads go through a snapshot (its own lock), `watcher` and `spaceCache` (locks; Sendable);
     // `mapping`, `fileURL` and `pool` are immutable or Sendable.
 
     /// The connection saves write through; `nil` for a store added read-only, and once removed.
@@ -35,7 +35,7 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
     let historySchema: CoreDataHistorySchema
     let fileURL: URL
     /// Each entity's ID space by entity number, for the store's UUID they were made with.
-    let spaceCache = ThreadLocked<(store: String, spaces: [Int: ObjectIDSpace])?>(nil)
+    let spaceCache: ObjectIDSpaceCache
 
     struct State {
         /// The file had no tables when the store was added: `storeWasAdded()` creates them.
@@ -98,6 +98,7 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
             ? Set(CoreDataSQLiteSchema(model: model).triggers.map(\.attribute))
             : CoreDataSQLiteSchema.derivedAttributes(keptByTriggersNamed: triggerNames, in: model)
         mapping = CoreDataTableMapping(model: model, existingTables: existingTables, derivedByTriggers: kept)
+        spaceCache = ObjectIDSpaceCache(entityNames: mapping.entityNames)
         historySchema = CoreDataHistorySchema(model: coordinator.managedObjectModel, mapping: mapping)
         try super.init(coordinator: coordinator, configurationName: configurationName, url: url, options: options)
     }
