@@ -53,7 +53,7 @@ extension PostgresStore {
             {
                 try connection.run("SELECT pg_notify($1, $2)", [.text(changeChannel(ofStore: uuid)), .text("\(change) migration")], logger: logger)
             }
-            return try connection.transaction(logger: logger) {
+            let stepReports: [MigrationReport] = try connection.transaction(logger: logger) {
                 try lockSchema(location.schema, connection, logger: logger)
                 try connection.run("SET LOCAL lock_timeout = '\(lockTimeout)'", logger: logger)
                 guard var metadata = try storedMetadata(connection, location, logger: logger)?.metadata else {
@@ -76,6 +76,23 @@ extension PostgresStore {
                 logger.info("migrated a PostgreSQL store in place", metadata: ["store": "\(location)", "steps": "\(steps.map(\.name))"])
                 return reports
             }
+            if !stepReports.isEmpty { analyzeMigratedTables(of: last.destination, connection, location, logger: logger) }
+            return stepReports
+        }
+    }
+
+    /// Every table of the migrated store was made and filled by the migration, so none has
+    /// planner statistics until autovacuum's next round: it analyzes them once committed (a
+    /// failure is logged: the migration has succeeded). Saves inside the migration's
+    /// transaction leave this to it (``analyzeGrownTables(_:)``).
+    private static func analyzeMigratedTables(of model: ManagedObjectModel, _ connection: PostgresConnection, _ location: PostgresLocation, logger: Logger) {
+        let schema = CoreDataTableMapping(model: model).schema
+        do {
+            for table in schema.tables.map(\.name) + schema.joinTables.map(\.name) {
+                try connection.run("ANALYZE \(PostgresSQL.qualified(location.schema, table))", logger: logger)
+            }
+        } catch {
+            logger.warning("cannot update the planner's statistics after a migration", metadata: ["error": "\(error)"])
         }
     }
 

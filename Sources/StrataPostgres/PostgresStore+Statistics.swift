@@ -15,10 +15,12 @@ extension PostgresStore {
     /// at a time (ten saves of 10,000 objects analyze after the first, second, fourth and eighth).
     /// A table its statistics still describe is left to autovacuum. Runs after the commit on a
     /// pooled connection; the save has succeeded whatever happens here, so a failure is logged,
-    /// not thrown.
+    /// not thrown. A store working inside a migration's transaction (a pinned pool) leaves it to
+    /// the migration, which analyzes every table once it commits: a failed `ANALYZE` there would
+    /// abort the migration's transaction.
     func analyzeGrownTables(_ added: [String: Int]) {
         let grown = added.filter { $0.value >= Self.rowsWorthStatistics }
-        guard !grown.isEmpty else { return }
+        guard !grown.isEmpty, !pool.isPinned else { return }
         do {
             try pool.withConnection { connection in
                 var bindings = PostgresBindings()

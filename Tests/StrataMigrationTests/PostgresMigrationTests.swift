@@ -110,6 +110,27 @@ struct PostgresMigrationTests {
     }
 
     /// Opens the store at `url` with `model`, migrating it on open as Core Data's two options do.
+    /// The migration makes every table of the new model and fills it: none has planner
+    /// statistics until autovacuum's next round (and a table under its threshold, never), so
+    /// the migration analyzes them once committed, as PostgreSQL's "Populating a Database"
+    /// advises after a bulk load. `pg_class.reltuples` is -1 for a table never analyzed.
+    @Test func aMigrationAnalyzesTheTablesItFilled() async throws {
+        let url = try await PostgresTestServer.newStoreURL()
+        let bundle = try ModelBundle(contentsOf: MigrationFixtures.library)
+        _ = try await LibraryMigrationTests.versionOneStore(at: url, bundle: bundle)
+        _ = try await Self.open(url, model: bundle.currentVersion.model)
+        let schema = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "schema" }?.value)
+        // The model's tables: its hierarchies' (ZWORK holds the books) and join tables (Z_1BOOKS), not the store's own.
+        let statistics = try await PostgresTestServer.rows(
+            "SELECT c.relname, c.reltuples::bigint::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                + "WHERE n.nspname = '\(schema)' AND c.relkind = 'r' AND c.relname LIKE 'Z%' "
+                + "AND c.relname NOT IN ('Z_METADATA', 'Z_PRIMARYKEY', 'Z_MODELCACHE') ORDER BY 1")
+        #expect(statistics.count >= 4, "\(statistics)")
+        let unanalyzed = statistics.filter { $0.count == 2 && $0[1] == "-1" }
+        #expect(unanalyzed.isEmpty, "\(unanalyzed)")
+        #expect(statistics.contains { $0.first == "ZWORK" && $0.last == "3" }, "\(statistics)")
+    }
+
     static func open(_ url: URL, model: ManagedObjectModel) async throws -> PersistentStoreCoordinator {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         try await coordinator.addPersistentStore(type: .postgreSQL, at: url, options: options)
