@@ -193,6 +193,64 @@ import Testing
         #expect(!chapters.joined().contains("Chapter 0"), "the damaged row is no chapter")
     }
 
+    /// A change made to a relationship that read as empty because its targets could not be
+    /// read (a damaged tag among a book's) is not saved: a tag added to the book would have been
+    /// written as its only tag, dropping the others. The save fails with a typed error and writes
+    /// nothing; once the damage is repaired, the book has its tags. (Core Data raises at the use:
+    /// "could not fulfill a fault"; ``PersistenceError/Code/faultNotFulfilled``.)
+    @Test func aChangeMadeFromAnUnreadableRelationshipIsNotSaved() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = try await Self.savedStore(in: directory)
+        let model = try libraryModel()
+        var coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        var store = try await coordinator.addPersistentStore(type: .sqlite, at: url)
+        try await backgroundContext(coordinator).perform { context in
+            let request = FetchRequest<Book>(predicate: try FetchPredicate(format: "title == 'Book 0'"))
+            let book = try #require(try context.fetch(request).first)
+            for label in ["old", "rare", "signed"] {
+                let tag = try Tag(context: context)
+                tag.label = label
+                book.tags.insert(tag)
+            }
+            try context.save()
+        }
+        try await coordinator.removePersistentStore(store)
+        let mapping = CoreDataTableMapping(model: model)
+        let tag = try #require(mapping.entities["Tag"])
+        let passport = try #require(mapping.entities["Passport"])
+        let connection = try SQLiteConnection(url: url, readOnly: false, create: false, busyTimeout: .seconds(1))
+        try connection.execute("UPDATE \(tag.table) SET Z_ENT = \(passport.number) WHERE ZLABEL = 'rare'")
+
+        coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        store = try await coordinator.addPersistentStore(type: .sqlite, at: url)
+        let context = backgroundContext(coordinator)
+        let error = await #expect(throws: PersistenceError.self) {
+            try await context.perform { context in
+                let book = try #require(try context.fetch(FetchRequest<Book>(predicate: try FetchPredicate(format: "title == 'Book 0'"))).first)
+                #expect(book.tags.isEmpty, "the damaged relationship reads as no tags")
+                let new = try Tag(context: context)
+                new.label = "new"
+                book.tags.insert(new)
+                try context.save()
+            }
+        }
+        #expect(error?.code == .faultNotFulfilled)
+        #expect(error?.message.contains("Book.tags") == true, "\(error?.message ?? "")")
+        try await coordinator.removePersistentStore(store)
+
+        try connection.execute("UPDATE \(tag.table) SET Z_ENT = \(tag.number) WHERE ZLABEL = 'rare'")
+        coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        store = try await coordinator.addPersistentStore(type: .sqlite, at: url)
+        let (labels, tags) = try await backgroundContext(coordinator).perform { context in
+            let book = try #require(try context.fetch(FetchRequest<Book>(predicate: try FetchPredicate(format: "title == 'Book 0'"))).first)
+            return (book.tags.map(\.label).sorted(), try context.count(for: FetchRequest<Tag>()))
+        }
+        try await coordinator.removePersistentStore(store)
+        #expect(labels == ["old", "rare", "signed"])
+        #expect(tags == 3, "the failed save wrote no tag")
+    }
+
     @Test func aLockHeldPastTheTimeoutIsATypedErrorAndLosesNothing() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -9,7 +9,7 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
             case conflict, objectNotFound, noPersistentStore, storeNotFound, unknownStoreType
             case storeAlreadyAdded, unknownEntity, incompatibleStore, storeFromNewerModel, unavailableGeneration
             case constraintConflict, unsupportedRequest, invalidHistoryToken, historyTokenExpired, readOnlyStore, storeBrokeContract
-            case missingStoreURL, invalidOption, storeExists
+            case missingStoreURL, invalidOption, storeExists, faultNotFulfilled
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -61,6 +61,12 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
         /// A store of your own broke the ``IncrementalStore`` contract: it answered a request
         /// with the wrong kind of result, or gave an ID of another store.
         public static let storeBrokeContract = Code(.storeBrokeContract)
+        /// A save would write a change to a relationship whose stored targets the store failed
+        /// to give when it was used (a damaged row among them, the database away): it read as
+        /// empty then (the failure logged), so the change was made without them and writing it
+        /// would drop them. Nothing was written; refresh the object and make the change again.
+        /// Core Data raises at the use itself ("could not fulfill a fault").
+        public static let faultNotFulfilled = Code(.faultNotFulfilled)
         /// A query generation that is neither the context's nor the current one.
         public static let unavailableGeneration = Code(.unavailableGeneration)
 

@@ -15,7 +15,10 @@ import OrderedCollections
 ///   every object of the read that made the row at once.
 ///
 /// A store that fails to answer says why in the log, and the relationship reads as empty for
-/// that use; the next use asks again (as a fault whose row cannot be read stays a fault).
+/// that use; the next use asks again (as a fault whose row cannot be read stays a fault). Such
+/// a use is remembered (``failedUse``): a change made from the empty reading would overwrite
+/// targets nobody saw, so a save of a change to the relationship fails instead (Core Data
+/// raises at the use itself: it "could not fulfill a fault").
 package final class RelationshipFault: Sendable {
     private enum Source: Sendable {
         case single(SingleRead)
@@ -23,6 +26,8 @@ package final class RelationshipFault: Sendable {
     }
 
     private let source: Source
+    private let failure = ThreadLocked<(any Error)?>(nil)
+    private static let logger = Logger(label: "strata.relationship-fault")
 
     /// A fault that `readTargets` fulfils, for a to-many or a to-one relationship.
     package init(isToMany: Bool, readTargets: @escaping @Sendable () throws -> [ManagedObjectID]) {
@@ -34,12 +39,25 @@ package final class RelationshipFault: Sendable {
         source = .batch(batch, owner: owner)
     }
 
-    /// The targets, as `.toOne` or `.toMany` (never `.unread`), read at the first call.
+    /// The targets, as `.toOne` or `.toMany` (never `.unread`), read at the first call; none
+    /// when the store fails to give them (logged, and kept as ``failedUse``).
     var targets: RelationshipTargets {
-        switch source {
-        case .single(let read): read.targets
-        case .batch(let batch, let owner): .toMany(batch.targets(of: owner))
+        do {
+            return try checkedTargets()
+        } catch {
+            Self.logger.error("cannot read a relationship from its store", metadata: ["error": "\(error)"])
+            failure.withLock { failure in failure = failure ?? error }
+            switch source {
+            case .single(let read): return read.isToMany ? .toMany([]) : .toOne(nil)
+            case .batch: return .toMany([])
+            }
         }
+    }
+
+    /// The store's error at the first use that read the relationship as empty because the
+    /// store failed to give it; `nil` while every use got the targets.
+    package var failedUse: (any Error)? {
+        failure.withLock { $0 }
     }
 
     /// The targets as ``targets`` gives them, or the store's error where it fails to read them
@@ -66,20 +84,10 @@ package final class RelationshipFault: Sendable {
         let isToMany: Bool
         let readTargets: @Sendable () throws -> [ManagedObjectID]
         let answer = ThreadLocked<RelationshipTargets?>(nil)
-        private static let logger = Logger(label: "strata.relationship-fault")
 
         init(isToMany: Bool, readTargets: @escaping @Sendable () throws -> [ManagedObjectID]) {
             self.isToMany = isToMany
             self.readTargets = readTargets
-        }
-
-        var targets: RelationshipTargets {
-            do {
-                return try checkedTargets()
-            } catch {
-                Self.logger.error("cannot read a relationship from its store", metadata: ["error": "\(error)"])
-                return isToMany ? .toMany([]) : .toOne(nil)
-            }
         }
 
         func checkedTargets() throws -> RelationshipTargets {

@@ -1,4 +1,3 @@
-import Logging
 import OrderedCollections
 
 /// One to-many relationship of the objects one read of a SQL store gave, read for all of them
@@ -12,8 +11,10 @@ import OrderedCollections
 /// The store reads through the generation the rows came from while it lasts, and through the
 /// store's current state after (as Core Data's faults read the store as it is when they fire,
 /// for a context not pinned to a query generation); so a fault never keeps a generation's
-/// read transaction open. A read that fails says why in the log, reads as no targets for that
-/// use, and is tried again at the next.
+/// read transaction open. A read that fails as a whole (the database away) says why in the log,
+/// reads as no targets for that use, and is tried again at the next; an owner whose own targets
+/// could not be read (``Read/failures``) fails at each use from the one read, the other owners
+/// keep theirs.
 package final class ToManyBatch: Sendable {
     /// What a read of the batch found: each owner's targets in order (an owner without targets
     /// has none here), and the owners whose targets could not be read (a damaged row among
@@ -34,7 +35,6 @@ package final class ToManyBatch: Sendable {
 
     private let readTargets: @Sendable ([Int64]) throws -> Read
     private let state = ThreadLocked(State())
-    private static let logger = Logger(label: "strata.relationship-fault")
 
     /// A batch whose targets `readTargets` reads for the owners it is given.
     package init(readTargets: @escaping @Sendable ([Int64]) throws -> Read) {
@@ -50,17 +50,6 @@ package final class ToManyBatch: Sendable {
     /// that made them has them all (no fault can fire before its row is handed on).
     package func setOwners(_ owners: [Int64]) {
         state.withLock { $0.owners = owners }
-    }
-
-    /// `owner`'s targets, reading every owner's at the first call; when the store fails, none
-    /// (the failure logged).
-    func targets(of owner: Int64) -> OrderedSet<ManagedObjectID> {
-        do {
-            return try checkedTargets(of: owner)
-        } catch {
-            Self.logger.error("cannot read a to-many relationship from its store", metadata: ["error": "\(error)"])
-            return []
-        }
     }
 
     /// `owner`'s targets, reading every owner's at the first call, or the store's error. The

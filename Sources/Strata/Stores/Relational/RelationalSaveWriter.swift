@@ -99,7 +99,7 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
             }
             versions[id] = row.version + 1
             if entity.writesToManys, changes.inserted[id] == nil,
-                let write = Self.changedToManys(of: row, committed: changes.committed[id], entity: entity, reference: reference)
+                let write = try Self.changedToManys(of: row, id: id, committed: changes.committed[id], entity: entity, reference: reference)
             {
                 toManys.append(write)
             }
@@ -265,16 +265,29 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
     /// The to-many relationships of an updated object that no longer hold what they held when
     /// its context read it (`committed`; all of them when that is not known), or `nil` when
     /// none changed: retitling a book writes none of its tags' links.
+    ///
+    /// A changed relationship whose stored targets read as empty at some use because the store
+    /// failed (``RelationshipFault/failedUse``) fails the save: the change was made without them,
+    /// and writing it would drop them (a tag added to a book whose tags could not be read would
+    /// become its only tag).
     private static func changedToManys(
-        of row: Row, committed: Row?, entity: CoreDataTableMapping.Entity, reference: Int64
-    ) -> ToManyWrite? {
-        let changed = entity.toManys.filter { toMany in
+        of row: Row, id: ManagedObjectID, committed: Row?, entity: CoreDataTableMapping.Entity, reference: Int64
+    ) throws -> ToManyWrite? {
+        let changed = try entity.toManys.filter { toMany in
             guard let committed else { return true }
             // An unchanged relationship still unread is the snapshot's own fault: equal without reading.
             let targets = row.relationships[toMany.slot]
             let before = committed.relationships[toMany.slot]
             if case .unread(let fault) = targets, case .unread(let read) = before, fault === read { return false }
-            return !holdsTheSame(targets.objectIDs, as: before.objectIDs, ordered: toMany.storage.isOrdered)
+            guard !holdsTheSame(targets.objectIDs, as: before.objectIDs, ordered: toMany.storage.isOrdered) else { return false }
+            if case .unread(let read) = before, let failure = read.failedUse {
+                let name = entity.layout.relationships[toMany.slot].name
+                throw PersistenceError(
+                    .faultNotFulfilled, objectIDs: [id],
+                    "the relationship \(entity.layout.entity.name).\(name) of \(id) was changed after its stored targets could not be read "
+                        + "(\(failure)); saving it would drop them. Nothing was written: refresh the object and change it again")
+            }
+            return true
         }
         return changed.isEmpty ? nil : ToManyWrite(row: row, reference: reference, isNew: false, slots: changed)
     }
