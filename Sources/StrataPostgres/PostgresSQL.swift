@@ -295,7 +295,8 @@ struct PreparedStatementCells: PostgresCells {
 extension PostgresCell {
     /// The cell's value as the store wrote it, read by the column's storage class.
     func value(as storage: PostgresStorage) throws -> SQLValue {
-        guard bytes != nil else { return .null }
+        guard let bytes else { return .null }
+        if let value = binaryValue(of: bytes, as: storage) { return value }
         do {
             switch storage {
             case .integer: return .integer(try decode(Int64.self))
@@ -305,6 +306,43 @@ extension PostgresCell {
             }
         } catch {
             throw PostgresStoreError(.server, "the column \(columnName) holds a \(dataType) the store did not write: \(error)")
+        }
+    }
+
+    /// The value of a binary cell of one of the types the store's tables have (`bigint`,
+    /// `double precision`, `text`, `bytea`, and the `integer` of a computed column), read from
+    /// its bytes; `nil` for any other, which postgres-nio's decoding reads (and reports). The
+    /// store reads every row it decodes, so this skips the generic decoding's per-cell work:
+    /// it was a sixth of reading a row.
+    private func binaryValue(of bytes: ByteBuffer, as storage: PostgresStorage) -> SQLValue? {
+        guard format == .binary else { return nil }
+        switch storage {
+        case .integer: return Self.binaryInteger(bytes, dataType).map(SQLValue.integer)
+        case .real:
+            guard dataType == .float8, bytes.readableBytes == 8, let bits = bytes.getInteger(at: bytes.readerIndex, as: UInt64.self) else {
+                return nil
+            }
+            return .real(Double(bitPattern: bits))
+        case .text:
+            guard dataType == .text || dataType == .varchar, let text = bytes.getString(at: bytes.readerIndex, length: bytes.readableBytes) else {
+                return nil
+            }
+            return .text(text)
+        case .blob:
+            guard dataType == .bytea else { return nil }
+            return .blob(Data(bytes.readableBytesView))
+        }
+    }
+
+    /// A binary `bigint`, `integer` or `smallint` cell's value (big-endian, as the protocol
+    /// sends it); `nil` for any other type or size.
+    private static func binaryInteger(_ bytes: ByteBuffer, _ type: PostgresDataType) -> Int64? {
+        let at = bytes.readerIndex
+        switch (type, bytes.readableBytes) {
+        case (.int8, 8): return bytes.getInteger(at: at, as: Int64.self)
+        case (.int4, 4): return bytes.getInteger(at: at, as: Int32.self).map(Int64.init)
+        case (.int2, 2): return bytes.getInteger(at: at, as: Int16.self).map(Int64.init)
+        default: return nil
         }
     }
 
@@ -343,7 +381,8 @@ extension PostgresCell {
 
     /// An integer column's value, or `nil` for NULL.
     func int64() throws -> Int64? {
-        guard bytes != nil else { return nil }
+        guard let bytes else { return nil }
+        if format == .binary, let value = Self.binaryInteger(bytes, dataType) { return value }
         do {
             return try decode(Int64.self)
         } catch {
