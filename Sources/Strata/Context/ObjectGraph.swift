@@ -174,12 +174,7 @@ final class ObjectGraph {
 
     /// ``announce(_:registered:)`` for many objects: one call per store.
     func announce(_ ids: [ManagedObjectID], registered: Bool) {
-        var byStore: [String: [ManagedObjectID]] = [:]
-        for id in ids {
-            guard let storeID = id.persistentStoreIdentifier else { continue }
-            byStore[storeID, default: []].append(id)
-        }
-        for (storeID, ids) in byStore {
+        for (storeID, ids) in ids.groupedByStore() {
             let store: IncrementalStore?
             if let known = incrementalStores[storeID] {
                 store = known

@@ -71,17 +71,12 @@ struct Generation: Sendable {
     /// Those of `ids` whose rows the generation has not read from their incremental store yet,
     /// in their order (objects of atomic stores are always read: they are in memory).
     func notReadYet(_ ids: [ManagedObjectID]) -> [ManagedObjectID] {
-        var byStore: [String: Set<ManagedObjectID>] = [:]
-        for id in ids {
-            if case .permanent(let store, _) = id.key, let snapshot = snapshots[store], byStore[store] == nil {
-                byStore[store] = snapshot.holding(ids)
-            }
+        var held = Set<ManagedObjectID>()
+        for (store, ids) in ids.groupedByStore() {
+            if let snapshot = snapshots[store] { held.formUnion(snapshot.holding(ids)) }
         }
-        guard !byStore.isEmpty else { return ids }
-        return ids.filter { id in
-            guard case .permanent(let store, _) = id.key else { return true }
-            return byStore[store]?.contains(id) != true
-        }
+        guard !held.isEmpty else { return ids }
+        return ids.filter { !held.contains($0) }
     }
 
     /// ``row(for:)`` where it is stored, for a commit's checks: reading a version or one
