@@ -21,7 +21,7 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
 {
     // Sendable by proof: `writer` and `state` are touched only on the coordinator's serial
     // queue (the add, save and ID calls of the IncrementalStore contract); reads from contexts'
-    // threads go through a snapshot (its own lock), `watcher` and `spaceCache` (locks; Sendable);
+    // threads go through a snapshot (its own lock), `watcher`, `spaceCache` and `referenceSelects` (locks);
     // `mapping`, `fileURL` and `pool` are immutable or Sendable.
 
     /// The connection saves write through; `nil` for a store added read-only, and once removed.
@@ -36,6 +36,8 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
     let fileURL: URL
     /// Each entity's ID space by entity number, for the store's UUID they were made with.
     let spaceCache: ObjectIDSpaceCache
+    /// The statements that read rows by reference, by entity and number of references.
+    let referenceSelects = ThreadLocked<[ReferenceSelectKey: String]>([:])
 
     struct State {
         /// The file had no tables when the store was added: `storeWasAdded()` creates them.
@@ -513,4 +515,11 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
             throw error.storeError(file: fileURL)
         }
     }
+}
+
+/// What a statement that reads rows by reference is made for: an entity (its number) and how
+/// many references it binds.
+struct ReferenceSelectKey: Hashable {
+    let entity: Int
+    let count: Int
 }
