@@ -259,7 +259,7 @@ extension PostgresStore {
         ofMembers members: [CoreDataTableMapping.Entity], where condition: String, _ values: [SQLValue], then ordering: String = "",
         targets: TargetsRead = .perObject, connection: PostgresConnection
     ) throws -> [(member: Int, reference: Int64, row: Row)] {
-        let select = selectStatement(for: members, where: condition, targets: targets)
+        let select = cachedSelectStatement(for: members, where: condition, targets: targets)
         let batches: [[ToManyBatch]]? = if case .unread(let snapshot) = targets { members.map { unreadTargets(of: $0, through: snapshot) } } else { nil }
         let decoder = MembersDecoder(
             decoders: members.indices.map { RowDecoder(store: self, table: members[$0], unread: batches?[$0]) },
@@ -488,6 +488,29 @@ extension PostgresStore {
         /// None: each relationship a ``ToManyBatch`` whose first use reads every row's targets,
         /// through the snapshot while it lasts — Core Data's to-many faults, for a context's reads.
         case unread((any IncrementalStoreSnapshot)?)
+    }
+
+    /// ``selectStatement(for:where:targets:)``, made once per entities, condition and kind of
+    /// targets read: a batch of faults reads by the same statement each time, and making it was
+    /// 7% of reading the batch (walking every author's books). Conditions bind their values,
+    /// so the statements are as many as the shapes of the app's reads; past
+    /// ``selectStatementsKept`` the cache starts over.
+    private func cachedSelectStatement(
+        for members: [CoreDataTableMapping.Entity], where condition: String, targets read: TargetsRead
+    ) -> (sql: String, positions: [[Int]]?) {
+        let kind = switch read {
+        case .perObject: 0
+        case .everyOwner: 1
+        case .unread: 2
+        }
+        let key = SelectStatementKey(members: members.map(\.number), condition: condition, targets: kind)
+        if let known = selectStatements.withLock({ $0[key] }) { return known }
+        let made = selectStatement(for: members, where: condition, targets: read)
+        selectStatements.withLock { statements in
+            if statements.count >= Self.selectStatementsKept { statements.removeAll() }
+            statements[key] = made
+        }
+        return made
     }
 
     /// The statement that reads an entity's objects: `Z_PK`, `Z_OPT`, the attributes, each to-one's

@@ -45,6 +45,11 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
     /// How each column of each of the model's tables stores values (as ``schema`` creates
     /// them): what a save's batched inserts bind their arrays as.
     let columnStorages: [String: [String: PostgresStorage]]
+    /// The statements that read objects, by what they read
+    /// (``cachedSelectStatement(for:where:targets:)``).
+    let selectStatements = ThreadLocked<[SelectStatementKey: (sql: String, positions: [[Int]]?)]>([:])
+    /// How many read statements ``selectStatements`` keeps before it starts over.
+    static let selectStatementsKept = 256
     /// How fetch predicates compile for this store's tables.
     let dialect: SQLDialect
     let logger = Logger(label: "strata.postgres")
@@ -495,4 +500,12 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
         try connection.run("UPDATE \(schema.table("Z_METADATA")) SET \"Z_METADATA\" = $1", [.text(try Self.metadataJSON(stored))], logger: logger)
         state.withLock { $0.writtenMetadata = current }
     }
+}
+
+/// What a statement that reads objects is made for: its entities (by number), its condition,
+/// and how it reads to-many targets (``PostgresStore/TargetsRead``, by case).
+struct SelectStatementKey: Hashable {
+    let members: [Int]
+    let condition: String
+    let targets: Int
 }
