@@ -287,8 +287,9 @@ struct PreparedStatementCells: PostgresCells {
     }
 
     subscript(index: Int) -> PostgresCell {
-        let cell = row[index]
-        return PostgresCell(bytes: cell.bytes, dataType: cell.dataType, format: .binary, columnName: cell.columnName, columnIndex: cell.columnIndex)
+        var cell = row[index]
+        cell.format = .binary
+        return cell
     }
 }
 

@@ -388,6 +388,11 @@ extension PostgresStore {
         let spaces: [Int: ObjectIDSpace]
         let toOneSpaces: [ObjectIDSpace]
         let toManySpaces: [ObjectIDSpace]
+        /// Each to-one's slot and destination's entity numbers, and each to-many's slot: what
+        /// every row reads, without copying the mapping's column descriptions per row.
+        let toOneSlots: [Int]
+        let toOneNumbers: [ClosedRange<Int>]
+        let toManySlots: [Int]
         /// Where the statement reads no to-many targets: each relationship's batch, whose
         /// faults the rows hold.
         let unread: [ToManyBatch]?
@@ -402,6 +407,9 @@ extension PostgresStore {
             spaces = store.spaceCache.spaces(store: identifier)
             toOneSpaces = table.toOnes.map { ObjectIDSpace.make(store: identifier, entityName: $0.destination) }
             toManySpaces = table.toManys.map { ObjectIDSpace.make(store: identifier, entityName: $0.destination) }
+            toOneSlots = table.toOnes.map(\.slot)
+            toOneNumbers = table.toOnes.map(\.destinationNumbers)
+            toManySlots = table.toManys.map(\.slot)
         }
 
         func decode(_ cells: some PostgresCells) throws -> (reference: Int64, row: Row)? {
@@ -421,19 +429,19 @@ extension PostgresStore {
                     throw PostgresStoreError(.server, "\(table.layout.name) \(reference): \(name): \(error)")
                 }
             }
-            var cell = 2 + table.attributes.count
-            for (index, toOne) in table.toOnes.enumerated() {
+            var cell = 2 + slots.count
+            for index in toOneSlots.indices {
                 let key = try cells[cell].int64()
                 let number = try cells[cell + 1].int64()
                 cell += 2
-                if let number, key != nil, !toOne.destinationNumbers.contains(Int(number)) {
-                    throw damaged(reference, table.layout.relationships[toOne.slot].name, number)
+                if let number, key != nil, !toOneNumbers[index].contains(Int(number)) {
+                    throw damaged(reference, table.layout.relationships[toOneSlots[index]].name, number)
                 }
                 let space = number.flatMap { spaces[Int($0)] } ?? toOneSpaces[index]
-                row.relationships[toOne.slot] = .toOne(key.map { ManagedObjectID(space: space, number: $0) })
+                row.relationships[toOneSlots[index]] = .toOne(key.map { ManagedObjectID(space: space, number: $0) })
             }
             if let unread {
-                for (index, toMany) in table.toManys.enumerated() { row.relationships[toMany.slot] = unread[index].fault(for: reference) }
+                for index in toManySlots.indices { row.relationships[toManySlots[index]] = unread[index].fault(for: reference) }
                 return (reference, row)
             }
             for (index, toMany) in table.toManys.enumerated() {
