@@ -67,12 +67,20 @@ struct PostgresSchema {
         // would serve no sorted fetch, and a page of books by title would sort the whole table.
         // A store made before has its indexes rebuilt (``PostgresStore``'s
         // `dropIndexesOutOfByteOrder`, before these statements).
+        //
+        // An index whose table, columns and uniqueness an earlier one has is not made again:
+        // Core Data's SQLite schema has two for a fetch index of one attribute (`Z_Person_byEmail`
+        // beside `Z_Person_email`), which a SQLite reader may look for by name; here the second
+        // would only be written on every insert (a sixth of the server's time inserting 100,000
+        // people: 704-800 ms against 584-669 ms without it).
         let texts = textColumns
+        var made: Set<String> = []
         for index in model.indexes {
             let columns = index.columns.map { column -> String in
                 PostgresSQL.quoted(column.name) + (texts.contains([index.table, column.name]) ? " COLLATE \"C\"" : "")
                     + (column.clause.hasSuffix("DESC") ? " DESC" : "")
             }
+            guard made.insert("\(index.isUnique) \(index.table) \(columns)").inserted else { continue }
             statements.append(
                 "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(PostgresSQL.quoted(Self.indexName(index.name))) "
                     + "ON \(table(index.table)) (\(columns.joined(separator: ", ")))")

@@ -65,6 +65,24 @@ struct PostgresTextIndexTests {
         }
     }
 
+    /// Core Data's schema gives a fetch index of one attribute two indexes (the fetch index's
+    /// name and the attribute's: `coredata-sqlite-schema.md` §6), which the SQLite store keeps
+    /// for Core Data's readers; the PostgreSQL store makes one of each definition, so an insert
+    /// writes one index per column, not two.
+    @Test func oneIndexPerDefinition() async throws {
+        let url = try await PostgresTestServer.newStoreURL()
+        _ = try await Self.coordinator(url)
+        let schema = try Self.schema(of: url)
+        let definitions = try await PostgresTestServer.rows(
+            "SELECT pg_get_indexdef(i.indexrelid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                + "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '\(schema)' AND i.indrelid = '\"\(schema)\".\"ZITEM\"'::regclass"
+        ).compactMap { $0[0] }
+        let columns = definitions.map { definition in definition.drop { $0 != "(" } }
+        #expect(Set(columns).count == columns.count, "\(definitions)")
+        #expect(columns.filter { $0.contains("ZCODE") }.count == 1, "\(definitions)")
+        #expect(columns.filter { $0.contains("ZRANK") }.count == 1, "\(definitions)")
+    }
+
     @Test func indexesInAnotherCollationAreRebuiltWhenTheStoreIsAdded() async throws {
         let url = try await PostgresTestServer.newStoreURL()
         let first = try await Self.coordinator(url)
