@@ -28,6 +28,36 @@ import Testing
         }
     }
 
+    /// Retitling a book and saving reads none of its to-many relationships: the save writes
+    /// no link of an unchanged one, and validation looks only at what a count or a predicate
+    /// could fail (the library's to-manys have neither), so they stay faults — as Core Data's
+    /// relationship faults stay unfired when only an attribute changes.
+    @Test(arguments: incremental)
+    func savingAChangedAttributeLeavesToManysUnread(_ kind: StoreKind) async throws {
+        let store = try await StoreUnderTest(kind, model: libraryModel())
+        defer { store.remove() }
+        try await store.withContext { context in
+            let book = try Book(context: context)
+            book.title = "First"
+            let tag = try Tag(context: context)
+            tag.label = "a"
+            book.tags = [tag]
+            try context.save()
+        }
+        let unread = try await store.withContext { context in
+            let book = try #require(try context.fetch(FetchRequest<Book>()).first)
+            book.title = "Second"
+            try context.save()
+            return try ["tags", "chapters"].map { key in
+                guard case .relationship(let index)? = book.layout.slots[key] else { throw PersistenceError(.unknownEntity, key) }
+                guard case .unread(let fault) = book.storage.relationships[index] else { return false }
+                return fault.targetsIfRead == nil
+            }
+        }
+        #expect(unread == [true, true])
+        #expect(try await Self.stored(store) == (["a"], [], "Second"))
+    }
+
     @Test(arguments: incremental)
     func changedRelationshipsAreStoredAndUnchangedOnesKept(_ kind: StoreKind) async throws {
         let store = try await StoreUnderTest(kind, model: libraryModel())

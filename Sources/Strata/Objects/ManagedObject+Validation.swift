@@ -95,9 +95,14 @@ extension ManagedObject {
         }
         let relationships = layout.relationships
         for index in relationships.indices where !relationships[index].isTransient {
-            let count = storage.relationships[index].count
             let (name, isToMany, isMandatory) = (relationships[index].name, relationships[index].isToMany, relationships[index].isMandatory)
             let (minCount, maxCount) = (relationships[index].minCount, relationships[index].maxCount)
+            // A relationship no count and no predicate can fail is not looked at: a to-many still
+            // a fault stays one (saving 10,000 people with a changed score read every one's
+            // `reports` for nothing).
+            let canFail = isMandatory || !relationships[index].validationPredicates.isEmpty || (isToMany && (minCount > 1 || maxCount > 0))
+            guard canFail else { continue }
+            let count = storage.relationships[index].count
             // As Core Data (formats/coredata-lightweight-migration.md §6): an empty required to-one
             // is missing; an empty required to-many is too few only when it has a minimum, and
             // an empty optional one is valid whatever its minimum.
