@@ -28,8 +28,9 @@ import Strata
 /// - Reference numbers come from `Z_PRIMARYKEY`, in a statement of their own: never handed out
 ///   twice, by any server.
 public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @unchecked Sendable {
-    // Sendable by proof: every mutable part is in `state` (a lock) or is a Sendable pool or
-    // listener; reads come from contexts' threads, saves one at a time on the coordinator's queue.
+    // Sendable by proof: every mutable part is in `state` or `selectStatements` (locks) or is a
+    // Sendable pool, listener or cache; reads come from contexts' threads, saves one at a time
+    // on the coordinator's queue.
 
     /// Registers the store class with the coordinator, for ``Strata/StoreType/postgreSQL``.
     public static func register() {

@@ -76,7 +76,7 @@ extension SQLiteStore {
 
     /// The statement that reads `count` rows of `entity` by reference, in `Z_PK` order: made
     /// once per entity and chunk length (``ReferenceChunks/lengths``), not per batch of faults
-    /// (building it, 200 bound values at a time, was a third of reading a batch's rows).
+    /// (building it, 200 bound values at a time, was half of reading a batch's rows).
     private func referenceSelect(of entity: CoreDataTableMapping.Entity, count: Int) -> String {
         let key = ReferenceSelectKey(entity: entity.number, count: count)
         if let known = referenceSelects.withLock({ $0[key] }) { return known }
@@ -181,7 +181,6 @@ extension SQLiteStore {
         of entity: CoreDataTableMapping.Entity, where condition: SQLFetchCondition?, ordering: String, joining joins: [String] = [],
         window: (offset: Int, limit: Int)?, toManysUnread: Bool = false, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)] {
-        guard let snapshot = snapshot as? SQLiteReadSnapshot else { return [] }
         let scope: SQLFragment = "t.Z_ENT = \(bound: .integer(Int64(entity.number)))" + (condition.map { " AND (\($0.fragment))" } ?? "")
         var sql = entity.select(where: scope.sql(in: .sqlite), extraJoins: joins) + " ORDER BY \(ordering)"
         var bindings = scope.bindings
