@@ -109,7 +109,6 @@ struct PostgresMigrationTests {
         #expect(titles.sorted() == ["Kept", "Saved after"])
     }
 
-    /// Opens the store at `url` with `model`, migrating it on open as Core Data's two options do.
     /// The migration makes every table of the new model and fills it: none has planner
     /// statistics until autovacuum's next round (and a table under its threshold, never), so
     /// the migration analyzes them once committed, as PostgreSQL's "Populating a Database"
@@ -120,7 +119,8 @@ struct PostgresMigrationTests {
         _ = try await LibraryMigrationTests.versionOneStore(at: url, bundle: bundle)
         _ = try await Self.open(url, model: bundle.currentVersion.model)
         let schema = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "schema" }?.value)
-        // The model's tables: its hierarchies' (ZWORK holds the books) and join tables (Z_1BOOKS), not the store's own.
+        // The model's tables: its hierarchies' (ZWORK holds the books) and join tables
+        // (Z_1BOOKS), not the store's own.
         let statistics = try await PostgresTestServer.rows(
             "SELECT c.relname, c.reltuples::bigint::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
                 + "WHERE n.nspname = '\(schema)' AND c.relkind = 'r' AND c.relname LIKE 'Z%' "
@@ -131,6 +131,7 @@ struct PostgresMigrationTests {
         #expect(statistics.contains { $0.first == "ZWORK" && $0.last == "3" }, "\(statistics)")
     }
 
+    /// Opens the store at `url` with `model`, migrating it on open as Core Data's two options do.
     static func open(_ url: URL, model: ManagedObjectModel) async throws -> PersistentStoreCoordinator {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         try await coordinator.addPersistentStore(type: .postgreSQL, at: url, options: options)
