@@ -30,8 +30,8 @@ import Testing
 
     /// Retitling a book and saving reads none of its to-many relationships: the save writes
     /// no link of an unchanged one, and validation looks only at what a count or a predicate
-    /// could fail (the library's to-manys have neither), so they stay faults — as Core Data's
-    /// relationship faults stay unfired when only an attribute changes.
+    /// could fail (the library's to-manys have neither), so they stay faults: a save that
+    /// changes an attribute needs none of them.
     @Test(arguments: incremental)
     func savingAChangedAttributeLeavesToManysUnread(_ kind: StoreKind) async throws {
         let store = try await StoreUnderTest(kind, model: libraryModel())
