@@ -74,11 +74,15 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
         }
         try deletes.sendAll(to: connection)
         try unlinks.sendAll(to: connection)
-        // Updates of the same entity and columns go to the connection as one batch.
+        // Updates of the same entity and columns go to the connection as one batch, in the
+        // deletes' order (entity, then key): the same lock order on every server, and on SQLite
+        // each row's B-tree pages are the ones the row before it left in the cache (a save's
+        // updates in a dictionary's order seek across the whole table).
+        let updated = try changes.updated.map { id, row in (id, row, try place(of: id)) }
+            .sorted { ($0.2.entity.number, $0.2.reference) < ($1.2.entity.number, $1.2.reference) }
         var updates = RelationalBatchGatherer<StatementKey>()
         var toManys: [ToManyWrite] = []  // written once every row is, below
-        for (id, row) in changes.updated {
-            let (entity, reference) = try place(of: id)
+        for (id, row, (entity, reference)) in updated {
             // A uniqueness check must see the values the updates before it wrote: an object may
             // take a value another object of this save gave up.
             if !entity.layout.uniquenessConstraints.isEmpty { try updates.sendAll(to: connection) }
