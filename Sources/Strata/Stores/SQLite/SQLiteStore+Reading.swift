@@ -16,13 +16,12 @@ extension SQLiteStore {
         guard let snapshot = try readSnapshot(snapshot), let entity = mapping.entities[layout.name],
             let reference = referenceObject(for: id)
         else { return nil }
+        let unread = unreadToManys(of: entity, readThrough: snapshot)
         let row = try sqlite {
-            try snapshot.read { connection in try readRow(of: entity, reference: reference, connection: connection) }
+            try snapshot.read { connection in try readRow(of: entity, reference: reference, unreadToManys: unread, connection: connection) }
         }
-        guard let row else { return nil }
-        var rows = [(reference: reference, row: row)]
-        deferToManys(of: entity, in: &rows, readThrough: snapshot)
-        return rows[0].row
+        for toMany in unread { toMany.batch.setOwners([reference]) }
+        return row
     }
 
     /// The read transaction a read runs in: the snapshot itself, or for a ``CurrentStateSnapshot``
@@ -34,14 +33,16 @@ extension SQLiteStore {
         return try sqlite { try SQLiteReadSnapshot(pool: pool) }
     }
 
-    /// One object's row as `connection` sees it, its to-many relationships left empty for the
-    /// caller to fill (``deferToManys(of:in:readThrough:)`` leaves them as faults).
-    private func readRow(of entity: CoreDataTableMapping.Entity, reference: Int64, connection: SQLiteConnection) throws -> Row? {
+    /// One object's row as `connection` sees it, its to-many relationships the faults of
+    /// `unreadToManys`.
+    private func readRow(
+        of entity: CoreDataTableMapping.Entity, reference: Int64, unreadToManys: [UnreadToMany], connection: SQLiteConnection
+    ) throws -> Row? {
         var row: Row?
         let select = try connection.statement(entity.select(where: "t.Z_PK = ? AND t.Z_ENT = ?"))
         let spaces = idSpaces
         try select.forEachRow([.integer(reference), .integer(Int64(entity.number))]) { statement in
-            row = try decode(statement, entity: entity, spaces: spaces).row
+            row = try decode(statement, entity: entity, spaces: spaces, unreadToManys: unreadToManys).row
         }
         return row
     }
@@ -171,7 +172,7 @@ extension SQLiteStore {
     }
 
     /// `toManysUnread`: the rows' to-many relationships are left unread, for the first use of
-    /// any of them to read (``deferToManys(of:in:readThrough:)``): what a context's fetch
+    /// any of them to read (``unreadToManys(of:readThrough:)``): what a context's fetch
     /// reads, as Core Data's rows hold to-many faults. Otherwise (a migration's copy) they are
     /// read here.
     ///
@@ -198,13 +199,16 @@ extension SQLiteStore {
         of entity: CoreDataTableMapping.Entity, sql: String, bindings: [SQLValue], toManysUnread: Bool, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)] {
         guard let snapshot = snapshot as? SQLiteReadSnapshot else { return [] }
-        var rows: [(reference: Int64, row: Row)] = try sqlite {
+        // Unread to-manys are faults each row takes as it is decoded, of batches that read
+        // for every row of this read.
+        let unread = toManysUnread ? unreadToManys(of: entity, readThrough: snapshot) : []
+        let rows: [(reference: Int64, row: Row)] = try sqlite {
             try snapshot.read { connection in
                 var rows: [(reference: Int64, row: Row)] = []
                 let select = try connection.statement(sql)
                 let spaces = idSpaces
                 try select.forEachRow(bindings) { statement in
-                    rows.append(try decode(statement, entity: entity, spaces: spaces))
+                    rows.append(try decode(statement, entity: entity, spaces: spaces, unreadToManys: unread))
                 }
                 guard !toManysUnread, !entity.toManys.isEmpty, !rows.isEmpty else { return rows }
                 if rows.count < Self.batchedToManyThreshold {
@@ -227,17 +231,26 @@ extension SQLiteStore {
                 return rows
             }
         }
-        if toManysUnread { deferToManys(of: entity, in: &rows, readThrough: snapshot) }
+        if !unread.isEmpty, !rows.isEmpty {
+            let owners = rows.map(\.reference)
+            for toMany in unread { toMany.batch.setOwners(owners) }
+        }
         return rows
     }
 
-    /// Leaves the to-many relationships of `rows` unread: each relationship a ``ToManyBatch``
-    /// whose first use reads every row's targets, through `snapshot` while it lasts (the
-    /// generation the rows came from), after it through a read transaction of its own.
-    func deferToManys(of entity: CoreDataTableMapping.Entity, in rows: inout [(reference: Int64, row: Row)], readThrough snapshot: SQLiteReadSnapshot) {
-        guard !entity.toManys.isEmpty, !rows.isEmpty else { return }
-        let owners = rows.map(\.reference)
-        for toMany in entity.toManys {
+    /// One to-many relationship of a read's rows, left unread: its slot, and the batch whose
+    /// faults the rows hold.
+    struct UnreadToMany {
+        let slot: Int
+        let batch: ToManyBatch
+    }
+
+    /// A ``ToManyBatch`` per to-many relationship of `entity`, whose first use reads every
+    /// owner's targets, through `snapshot` while it lasts (the generation the rows came from),
+    /// after it through a read transaction of its own. The caller names the owners
+    /// (``ToManyBatch/setOwners(_:)``) once every row holds its faults.
+    func unreadToManys(of entity: CoreDataTableMapping.Entity, readThrough snapshot: SQLiteReadSnapshot) -> [UnreadToMany] {
+        entity.toManys.map { toMany in
             let batch = ToManyBatch { [weak self, weak snapshot] owners in
                 guard let self else { throw PersistenceError(.storeNotFound, "the store of these objects was removed") }
                 return try sqlite {
@@ -245,8 +258,7 @@ extension SQLiteStore {
                     return try reading.read { connection in try links(of: toMany, ownedBy: owners, spaces: idSpaces, connection: connection) }
                 }
             }
-            batch.setOwners(owners)
-            for index in rows.indices { rows[index].row.relationships[toMany.slot] = batch.fault(for: rows[index].reference) }
+            return UnreadToMany(slot: toMany.slot, batch: batch)
         }
     }
 
@@ -281,39 +293,56 @@ extension SQLiteStore {
     /// - Throws: ``StoreError`` `.danglingReference` for a to-one key naming no object of its
     ///   destination (the file is damaged), `.corruptFile` for a value that does not fit its type.
     private func decode(
-        _ statement: SQLiteStatement, entity: CoreDataTableMapping.Entity, spaces: [Int: ObjectIDSpace]
+        _ statement: SQLiteStatement, entity: CoreDataTableMapping.Entity, spaces: [Int: ObjectIDSpace],
+        unreadToManys: [UnreadToMany] = []
     ) throws -> (reference: Int64, row: Row) {
         let reference = statement.int64(0)
-        var row = Row(emptyFor: entity.layout)
-        row.version = statement.int64(1)
+        // Each array is copied from the layout's empty row (a transient attribute keeps its
+        // default) once and then written in place: writing slot after slot through the row
+        // checked its uniqueness at every value.
+        var attributes = entity.layout.emptyRow.attributes
+        var relationships = entity.layout.emptyRow.relationships
         var column: Int32 = 2
-        for position in entity.attributeTypes.indices {
-            do {
-                row.attributes[entity.attributeSlots[position]] = try CoreDataColumnValues.decode(
-                    statement.value(column), type: entity.attributeTypes[position],
-                    allowsExternalStorage: entity.attributeStoresExternally[position], externalData: externalData)
-            } catch let failure as CoreDataColumnValues.Failure {
-                let name = entity.attributes[position].attribute.name
-                throw StoreError(.corruptFile, file: fileURL, "\(entity.layout.name) p\(reference): \(name): \(failure.description)")
+        try attributes.withUnsafeMutableBufferPointer { attributes in
+            for position in entity.attributeTypes.indices {
+                do {
+                    let stored = statement.value(column)
+                    let type = entity.attributeTypes[position]
+                    // The method as a closure is made (retaining the store) only where it can
+                    // be called: not once per value of every row.
+                    attributes[entity.attributeSlots[position]] =
+                        entity.attributeStoresExternally[position]
+                        ? try CoreDataColumnValues.decode(stored, type: type, allowsExternalStorage: true, externalData: externalData)
+                        : try CoreDataColumnValues.decode(stored, type: type, allowsExternalStorage: false, externalData: Self.noExternalData)
+                } catch let failure as CoreDataColumnValues.Failure {
+                    let name = entity.attributes[position].attribute.name
+                    throw StoreError(.corruptFile, file: fileURL, "\(entity.layout.name) p\(reference): \(name): \(failure.description)")
+                }
+                column += 1
             }
-            column += 1
         }
-        for (position, slot) in entity.toOneSlots.enumerated() {
-            defer { column += 2 }
-            guard !statement.isNull(column) else { continue }
-            let key = statement.int64(column)
-            let number = statement.isNull(column + 1) ? nil : Int(statement.int64(column + 1))
-            let toOne = entity.toOnes[position]
-            guard let number, toOne.destinationNumbers.contains(number), let space = spaces[number] else {
-                throw StoreError(
-                    .danglingReference, file: fileURL,
-                    "\(entity.layout.name) p\(reference) points at \(toOne.destination) p\(key) through \(toOne.column), "
-                        + (number == nil ? "which the store does not hold" : "but that row is of entity \(number ?? 0)")
-                        + ": the file is damaged; restore it from a backup")
+        guard !entity.toOneSlots.isEmpty || !unreadToManys.isEmpty else {
+            return (reference, Row(attributes: attributes, relationships: relationships, version: statement.int64(1)))
+        }
+        try relationships.withUnsafeMutableBufferPointer { relationships in
+            for (position, slot) in entity.toOneSlots.enumerated() {
+                defer { column += 2 }
+                guard !statement.isNull(column) else { continue }
+                let key = statement.int64(column)
+                let number = statement.isNull(column + 1) ? nil : Int(statement.int64(column + 1))
+                let toOne = entity.toOnes[position]
+                guard let number, toOne.destinationNumbers.contains(number), let space = spaces[number] else {
+                    throw StoreError(
+                        .danglingReference, file: fileURL,
+                        "\(entity.layout.name) p\(reference) points at \(toOne.destination) p\(key) through \(toOne.column), "
+                            + (number == nil ? "which the store does not hold" : "but that row is of entity \(number ?? 0)")
+                            + ": the file is damaged; restore it from a backup")
+                }
+                relationships[slot] = .toOne(ManagedObjectID(space: space, number: key))
             }
-            row.relationships[slot] = .toOne(ManagedObjectID(space: space, number: key))
+            for unread in unreadToManys { relationships[unread.slot] = unread.batch.fault(for: reference) }
         }
-        return (reference, row)
+        return (reference, Row(attributes: attributes, relationships: relationships, version: statement.int64(1)))
     }
 
     /// Each entity's ID space, by entity number: looked up once per read, not once per row.
@@ -382,6 +411,10 @@ extension SQLiteStore {
     func objectID(entity: String, reference: Int64) -> ManagedObjectID {
         ManagedObjectID(space: ObjectIDSpace.make(store: identifier, entityName: entity), number: reference)
     }
+
+    /// What decoding a value without external storage is given for external data: never
+    /// called (only a Binary attribute that allows external storage reads a file).
+    private static func noExternalData(_ name: String) -> AttributeValue { .binaryData(Data()) }
 
     /// An externally stored value: `.<store name>_SUPPORT/_EXTERNAL_DATA/<UUID>` beside the store;
     /// a file that cannot be read is that value's problem alone (``ExternalDataReference``).
