@@ -6,7 +6,7 @@ import Workloads
 /// `-binary` the binary store's (`save-binary` times the save of N inserted objects alone), or
 /// with `-postgres` the PostgreSQL store's, on the server `STRATA_POSTGRES_URL` names.
 ///
-///     profile-workload insert|fetch|fetch-batched|controller|refetch|controller-save|save-alone|update|lookups|save|open|batch-insert|batch-delete[-binary|-postgres] N
+///     profile-workload insert|fetch|fetch-batched|controller|refetch|controller-save|save-alone|save-one|update|lookups|save|open|batch-insert|batch-delete[-binary|-postgres] N
 ///     profile-workload library-page|library-walk|library-change|library-import[-binary|-postgres] N
 ///
 /// The fixture it starts from is made first (and kept in `STRATA_BENCH_FIXTURES`), outside what
@@ -15,7 +15,7 @@ import Workloads
     static func main() async throws {
         let arguments = CommandLine.arguments.dropFirst()
         guard let workload = arguments.first, let count = arguments.dropFirst().first.flatMap(Int.init) else {
-            FileHandle.standardError.write(Data("usage: profile-workload insert|fetch|fetch-batched|controller|refetch|controller-save|save-alone|update|lookups|save|open|batch-insert|batch-delete[-binary|-postgres] N\n".utf8))
+            FileHandle.standardError.write(Data("usage: profile-workload insert|fetch|fetch-batched|controller|refetch|controller-save|save-alone|save-one|update|lookups|save|open|batch-insert|batch-delete[-binary|-postgres] N\n".utf8))
             exit(2)
         }
         if workload.hasPrefix("library-") {
@@ -49,7 +49,12 @@ import Workloads
         case "open":
             _ = try await StrataPeer.open(fixture)
         case "fetch":
+            // Timed as benchmark 3 times it: the fetch alone, once the store is open, after a
+            // first fetch has warmed the allocator (the first one's page faults vary by half).
             _ = try await StrataPeer.fetchAll(StrataPeer.open(fixture))
+            let context = try await StrataPeer.open(fixture)
+            started = ContinuousClock.now
+            _ = try await StrataPeer.fetchAll(context)
         case "fetch-batched":
             _ = try await StrataPeer.fetchAllInBatches(StrataPeer.open(fixture))
         case "controller", "refetch":
@@ -66,8 +71,22 @@ import Workloads
             let start = clock.now
             for _ in 0..<1_000 { try controller.saveOneChange() }
             FileHandle.standardError.write(Data("\(workload) \(count): \((clock.now - start) / 1_000) per save\n".utf8))
+        case "save-one":
+            // Benchmark 8, five times in a row on one context, each save timed: the first
+            // also prepares its statements and takes a block of reference numbers.
+            let context = try await StrataPeer.open(scratch(fixture))
+            let record = PersonRecord.generate(count: 1)[0]
+            for _ in 0..<5 {
+                let clock = ContinuousClock()
+                let start = clock.now
+                try await StrataPeer.insertOneAndSave(record, into: context)
+                FileHandle.standardError.write(Data("save-one: \(clock.now - start)\n".utf8))
+            }
         case "update":
-            try await StrataPeer.updateTenthAndSave(StrataPeer.open(scratch(fixture)))
+            // Timed as benchmark 4 times it: from the open store on.
+            let context = try await StrataPeer.open(scratch(fixture))
+            started = ContinuousClock.now
+            try await StrataPeer.updateTenthAndSave(context)
         case "lookups":
             _ = try await StrataPeer.lookUp(PersonRecord.lookupEmails(count: 1_000, among: count), in: StrataPeer.open(fixture))
         default:
