@@ -130,6 +130,15 @@ final class StoreSnapshot: Sendable {
         try store.rows(of: layout, matching: predicate, sortedBy: sort, offset: offset, limit: limit, in: snapshot)
     }
 
+    /// ``rows(of:matching:sortedBy:offset:limit:)`` as the store keeps them, many in columns,
+    /// when it reads so (``ColumnReadingStore``).
+    func storedRows(
+        of layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int, limit: Int
+    ) throws -> [(reference: Int64, stored: StoredRow)]? {
+        try (store as? any ColumnReadingStore)?.storedRows(
+            ofEntity: layout, matching: predicate, sortedBy: sort, offset: offset, limit: limit, in: snapshot)
+    }
+
     /// The store's own groups for a dictionary fetch, when it has them.
     func groups(
         of layout: EntityLayout, matching predicate: FetchPredicate?, groupBy: [String], properties: [ExpressionDescription],

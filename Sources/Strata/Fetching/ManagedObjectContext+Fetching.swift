@@ -143,6 +143,13 @@ extension ObjectGraph {
         if sorted, let (store, snapshot) = soleSnapshot(for: request, names: names) {
             let sort = request.sortDescriptors.map { (key: $0.key, ascending: $0.ascending) }
             // The store matched, sorted and windowed exactly: nothing of the context's changes is in play.
+            if names.count == 1, let rows = try snapshot.storedRows(
+                of: layout, matching: request.predicate, sortedBy: sort, offset: request.fetchOffset, limit: request.fetchLimit)
+            {
+                rowsConsidered = rows.count
+                let space = ObjectIDSpace.make(store: store, entityName: layout.name)
+                return rows.map { ObjectRef(id: ManagedObjectID(space: space, number: $0.reference), stored: $0.stored, layout: layout) }
+            }
             if names.count == 1, let rows = try snapshot.rows(
                 of: layout, matching: request.predicate, sortedBy: sort, offset: request.fetchOffset, limit: request.fetchLimit)
             {

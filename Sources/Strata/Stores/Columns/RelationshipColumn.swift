@@ -14,13 +14,26 @@ struct RelationshipColumn: Sendable {
     private var numbers: [Int64] = []
     /// Every position's targets, once the column holds one that is not a to-one.
     private var boxed: [RelationshipTargets]?
+    /// For a to-many a read left unread: the batch that reads every position's targets, and
+    /// each position's owner (``init(unreadBy:owners:)``).
+    private var unread: (batch: ToManyBatch, owners: [Int64])?
     /// Positions in the column.
     private(set) var count = 0
 
     init() {}
 
+    /// A to-many column whose targets are not read yet: position `i` holds the fault of `batch`
+    /// for `owners[i]`, made when the position is read. A fetch of 100,000 objects that never
+    /// uses the relationship makes no fault; an object makes its own when it takes a row of its
+    /// own (``StoredColumns``), and keeps that one.
+    init(unreadBy batch: ToManyBatch, owners: [Int64]) {
+        unread = (batch, owners)
+        count = owners.count
+    }
+
     subscript(position: Int) -> RelationshipTargets {
         if let boxed { return boxed[position] }
+        if let unread { return unread.batch.fault(for: unread.owners[position]) }
         let space = spaceIndexes[position]
         guard space > 0 else { return .toOne(nil) }
         return .toOne(ManagedObjectID(space: spaces[Int(space) - 1], number: numbers[position]))
@@ -29,7 +42,8 @@ struct RelationshipColumn: Sendable {
     mutating func append(_ targets: RelationshipTargets) {
         defer { count += 1 }
         // A column holds read targets: an unread relationship is read as it is stored.
-        if boxed != nil {
+        if boxed != nil || unread != nil {
+            if boxed == nil { return box(appending: targets.resolved) }
             boxed?.append(targets.resolved)
             return
         }
@@ -54,7 +68,8 @@ struct RelationshipColumn: Sendable {
 
     /// Positions `range` of `other`, appended.
     mutating func append(contentsOf other: RelationshipColumn, _ range: Range<Int>) {
-        guard boxed == nil, other.boxed == nil, spaces.isEmpty || spaces.elementsEqual(other.spaces, by: ===) else {
+        guard boxed == nil, other.boxed == nil, unread == nil, other.unread == nil, spaces.isEmpty || spaces.elementsEqual(other.spaces, by: ===)
+        else {
             for position in range { append(other[position]) }
             return
         }
@@ -74,6 +89,7 @@ struct RelationshipColumn: Sendable {
         var all = (0..<count).map { self[$0] }
         all.append(targets)
         boxed = all
+        unread = nil
         spaces = []
         spaceIndexes = []
         numbers = []

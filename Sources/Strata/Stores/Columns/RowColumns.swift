@@ -18,6 +18,18 @@ struct RowColumns: Sendable {
         shape(like: attributeCount, relationshipCount)
     }
 
+    /// Columns a decoder filled itself, each `versions.count` long (a store's read straight
+    /// into columns, ``SQLiteStore/readColumns(of:matching:sortedBy:offset:limit:in:)``).
+    init(versions: [Int64], attributes: [AttributeColumn], relationships: [RelationshipColumn]) {
+        precondition(
+            attributes.allSatisfy { $0.count == versions.count } && relationships.allSatisfy { $0.count == versions.count },
+            "every column has a value per row")
+        self.versions = versions
+        self.attributes = attributes
+        self.relationships = relationships
+        shaped = true
+    }
+
     /// Rows in the order given.
     init(_ rows: some Sequence<Row>) {
         for row in rows { append(row) }

@@ -182,6 +182,16 @@ extension SQLiteStore {
         of entity: CoreDataTableMapping.Entity, where condition: SQLFetchCondition?, ordering: String, joining joins: [String] = [],
         window: (offset: Int, limit: Int)?, toManysUnread: Bool = false, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)] {
+        let (sql, bindings) = select(of: entity, where: condition, ordering: ordering, joining: joins, window: window)
+        return try readRows(of: entity, sql: sql, bindings: bindings, toManysUnread: toManysUnread, in: snapshot)
+    }
+
+    /// The statement, and its bindings, that reads the rows of `entity` where `condition` holds,
+    /// in `ordering`, windowed.
+    func select(
+        of entity: CoreDataTableMapping.Entity, where condition: SQLFetchCondition?, ordering: String, joining joins: [String],
+        window: (offset: Int, limit: Int)?
+    ) -> (sql: String, bindings: [SQLValue]) {
         let scope: SQLFragment = "t.Z_ENT = \(bound: .integer(Int64(entity.number)))" + (condition.map { " AND (\($0.fragment))" } ?? "")
         var sql = entity.select(where: scope.sql(in: .sqlite), extraJoins: joins) + " ORDER BY \(ordering)"
         var bindings = scope.bindings
@@ -189,7 +199,7 @@ extension SQLiteStore {
             sql += " LIMIT ? OFFSET ?"
             bindings += [.integer(window.limit > 0 ? Int64(window.limit) : -1), .integer(Int64(window.offset))]
         }
-        return try readRows(of: entity, sql: sql, bindings: bindings, toManysUnread: toManysUnread, in: snapshot)
+        return (sql, bindings)
     }
 
     /// The rows a statement of ``CoreDataTableMapping/Entity/select(where:extraJoins:)`` for
@@ -292,7 +302,7 @@ extension SQLiteStore {
     ///
     /// - Throws: ``StoreError`` `.danglingReference` for a to-one key naming no object of its
     ///   destination (the file is damaged), `.corruptFile` for a value that does not fit its type.
-    private func decode(
+    func decode(
         _ statement: SQLiteStatement, entity: CoreDataTableMapping.Entity, spaces: [Int: ObjectIDSpace],
         unreadToManys: [UnreadToMany] = []
     ) throws -> (reference: Int64, row: Row) {
@@ -305,19 +315,8 @@ extension SQLiteStore {
         var column: Int32 = 2
         try attributes.withUnsafeMutableBufferPointer { attributes in
             for position in entity.attributeTypes.indices {
-                do {
-                    let stored = statement.value(column)
-                    let type = entity.attributeTypes[position]
-                    // The method as a closure is made (retaining the store) only where it can
-                    // be called: not once per value of every row.
-                    attributes[entity.attributeSlots[position]] =
-                        entity.attributeStoresExternally[position]
-                        ? try CoreDataColumnValues.decode(stored, type: type, allowsExternalStorage: true, externalData: externalData)
-                        : try CoreDataColumnValues.decode(stored, type: type, allowsExternalStorage: false, externalData: Self.noExternalData)
-                } catch let failure as CoreDataColumnValues.Failure {
-                    let name = entity.attributes[position].attribute.name
-                    throw StoreError(.corruptFile, file: fileURL, "\(entity.layout.name) p\(reference): \(name): \(failure.description)")
-                }
+                attributes[entity.attributeSlots[position]] = try attributeValue(
+                    statement, column: column, position: position, of: entity, reference: reference)
                 column += 1
             }
         }
@@ -326,23 +325,56 @@ extension SQLiteStore {
         }
         try relationships.withUnsafeMutableBufferPointer { relationships in
             for (position, slot) in entity.toOneSlots.enumerated() {
-                defer { column += 2 }
-                guard !statement.isNull(column) else { continue }
-                let key = statement.int64(column)
-                let number = statement.isNull(column + 1) ? nil : Int(statement.int64(column + 1))
-                let toOne = entity.toOnes[position]
-                guard let number, toOne.destinationNumbers.contains(number), let space = spaces[number] else {
-                    throw StoreError(
-                        .danglingReference, file: fileURL,
-                        "\(entity.layout.name) p\(reference) points at \(toOne.destination) p\(key) through \(toOne.column), "
-                            + (number == nil ? "which the store does not hold" : "but that row is of entity \(number ?? 0)")
-                            + ": the file is damaged; restore it from a backup")
-                }
-                relationships[slot] = .toOne(ManagedObjectID(space: space, number: key))
+                relationships[slot] = .toOne(
+                    try toOneTarget(statement, column: column, position: position, of: entity, reference: reference, spaces: spaces))
+                column += 2
             }
             for unread in unreadToManys { relationships[unread.slot] = unread.batch.fault(for: reference) }
         }
         return (reference, Row(attributes: attributes, relationships: relationships, version: statement.int64(1)))
+    }
+
+    /// The value of `entity`'s stored attribute at `position`, in `column` of a select's row.
+    ///
+    /// - Throws: ``StoreError`` `.corruptFile` for a value that does not fit its type.
+    func attributeValue(
+        _ statement: SQLiteStatement, column: Int32, position: Int, of entity: CoreDataTableMapping.Entity, reference: Int64
+    ) throws -> AttributeValue? {
+        do {
+            let stored = statement.value(column)
+            let type = entity.attributeTypes[position]
+            // The method as a closure is made (retaining the store) only where it can be
+            // called: not once per value of every row.
+            return entity.attributeStoresExternally[position]
+                ? try CoreDataColumnValues.decode(stored, type: type, allowsExternalStorage: true, externalData: externalData)
+                : try CoreDataColumnValues.decode(stored, type: type, allowsExternalStorage: false, externalData: Self.noExternalData)
+        } catch let failure as CoreDataColumnValues.Failure {
+            let name = entity.attributes[position].attribute.name
+            throw StoreError(.corruptFile, file: fileURL, "\(entity.layout.name) p\(reference): \(name): \(failure.description)")
+        }
+    }
+
+    /// The target of `entity`'s to-one at `position`, whose key and entity number are in
+    /// `column` and the one after it of a select's row; `nil` for none.
+    ///
+    /// - Throws: ``StoreError`` `.danglingReference` for a key naming no object of the
+    ///   relationship's destination (the file is damaged).
+    func toOneTarget(
+        _ statement: SQLiteStatement, column: Int32, position: Int, of entity: CoreDataTableMapping.Entity, reference: Int64,
+        spaces: [Int: ObjectIDSpace]
+    ) throws -> ManagedObjectID? {
+        guard !statement.isNull(column) else { return nil }
+        let key = statement.int64(column)
+        let number = statement.isNull(column + 1) ? nil : Int(statement.int64(column + 1))
+        let toOne = entity.toOnes[position]
+        guard let number, toOne.destinationNumbers.contains(number), let space = spaces[number] else {
+            throw StoreError(
+                .danglingReference, file: fileURL,
+                "\(entity.layout.name) p\(reference) points at \(toOne.destination) p\(key) through \(toOne.column), "
+                    + (number == nil ? "which the store does not hold" : "but that row is of entity \(number ?? 0)")
+                    + ": the file is damaged; restore it from a backup")
+        }
+        return ManagedObjectID(space: space, number: key)
     }
 
     /// Each entity's ID space, by entity number: looked up once per read, not once per row.

@@ -1,0 +1,14 @@
+/// A store that reads a large fetch's rows straight into columns (``StoredColumns``): its
+/// objects then read their values there until they change, as an atomic store's objects read
+/// their table's, and a fetch of 100,000 objects makes no row, and no to-many fault, per
+/// object. Internal to the module: the SQLite store does so; any other store answers with rows
+/// (``RowReadingStore/rows(ofEntity:matching:sortedBy:offset:limit:in:)``).
+protocol ColumnReadingStore: RowReadingStore {
+    /// What ``RowReadingStore/rows(ofEntity:matching:sortedBy:offset:limit:in:)`` reads, the
+    /// same rows in the same order, each where the store put it: a row of its own, or a
+    /// position in columns; `nil` where that gives `nil`.
+    func storedRows(
+        ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
+        limit: Int, in snapshot: any IncrementalStoreSnapshot
+    ) throws -> [(reference: Int64, stored: StoredRow)]?
+}

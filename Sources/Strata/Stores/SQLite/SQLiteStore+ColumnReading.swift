@@ -1,0 +1,119 @@
+import Foundation
+
+/// A sorted, windowed fetch's rows read straight into columns (``ColumnReadingStore``) past
+/// the first few: each value appended to its attribute's column, no ``Row`` per object, and
+/// each to-many a column of faults made when an object takes a row of its own.
+extension SQLiteStore: ColumnReadingStore {
+    /// How many rows a read decodes into rows before it goes on in columns: columns cost a few
+    /// dozen allocations of their own, more than a lookup's one row does.
+    static let rowsBeforeColumns = 32
+
+    func storedRows(
+        ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
+        limit: Int, in snapshot: any IncrementalStoreSnapshot
+    ) throws -> [(reference: Int64, stored: StoredRow)]? {
+        guard let snapshot = snapshot as? SQLiteReadSnapshot, let entity = mapping.entities[layout.name],
+            let condition = exactCondition(predicate, for: entity)
+        else { return nil }
+        var joined = RelationalJoinedColumns(mapping: mapping, root: entity, dialect: .sqlite)
+        guard let ordering = joined.ordering(sort) else { return nil }
+        let (sql, bindings) = select(
+            of: entity, where: condition.constantValue == true ? nil : condition, ordering: (ordering + ["t.Z_PK"]).joined(separator: ", "),
+            joining: joined.joins, window: (offset, limit))
+        let unread = unreadToManys(of: entity, readThrough: snapshot)
+        let rows = try sqlite {
+            try snapshot.read { connection in try readStoredRows(of: entity, statement: connection.statement(sql), bindings: bindings, unread: unread) }
+        }
+        if !unread.isEmpty {
+            let owners = rows.map(\.reference)
+            for toMany in unread { toMany.batch.setOwners(owners) }
+        }
+        return rows
+    }
+
+    /// The rows `statement` reads (a ``CoreDataTableMapping/Entity/select(where:extraJoins:)``
+    /// of `entity`): the first ``rowsBeforeColumns`` as rows, the rest in columns; the to-manys
+    /// of `unread` left to their batches. A damaged row fails the whole read, as a read into
+    /// rows does.
+    private func readStoredRows(
+        of entity: CoreDataTableMapping.Entity, statement: SQLiteStatement, bindings: [SQLValue], unread: [UnreadToMany]
+    ) throws -> [(reference: Int64, stored: StoredRow)] {
+        var rows: [(reference: Int64, row: Row)] = []
+        var columns: ColumnsBeingRead?
+        let spaces = idSpaces
+        try statement.forEachRow(bindings) { statement in
+            if columns == nil, rows.count < Self.rowsBeforeColumns {
+                rows.append(try decode(statement, entity: entity, spaces: spaces, unreadToManys: unread))
+                return
+            }
+            if columns == nil { columns = ColumnsBeingRead(entity: entity, unread: unread) }
+            try appendRow(statement, of: entity, spaces: spaces, to: &columns!)
+        }
+        var stored = rows.map { (reference: $0.reference, stored: StoredRow.row($0.row)) }
+        if let columns {
+            let read = columns.finished(unread: unread)
+            stored.reserveCapacity(rows.count + columns.references.count)
+            for (position, reference) in columns.references.enumerated() { stored.append((reference, .column(read, position))) }
+        }
+        return stored
+    }
+
+    /// Appends the row `statement` stands on to `columns`, decoded as
+    /// ``decode(_:entity:spaces:unreadToManys:)`` decodes it into a row.
+    private func appendRow(
+        _ statement: SQLiteStatement, of entity: CoreDataTableMapping.Entity, spaces: [Int: ObjectIDSpace], to columns: inout ColumnsBeingRead
+    ) throws {
+        let reference = statement.int64(0)
+        var column: Int32 = 2
+        for position in entity.attributeTypes.indices {
+            columns.attributes[entity.attributeSlots[position]].append(
+                try attributeValue(statement, column: column, position: position, of: entity, reference: reference))
+            column += 1
+        }
+        for (position, slot) in entity.toOneSlots.enumerated() {
+            columns.relationships[slot].append(
+                .toOne(try toOneTarget(statement, column: column, position: position, of: entity, reference: reference, spaces: spaces)))
+            column += 2
+        }
+        columns.appendUnstored()
+        columns.references.append(reference)
+        columns.versions.append(statement.int64(1))
+    }
+}
+
+/// The columns a read fills, row by row (``SQLiteStore/storedRows(ofEntity:matching:sortedBy:offset:limit:in:)``).
+private struct ColumnsBeingRead {
+    var references: [Int64] = []
+    var versions: [Int64] = []
+    var attributes: [AttributeColumn]
+    var relationships: [RelationshipColumn]
+    /// The layout's empty row: what a property without a column (a transient one) holds.
+    private let empty: Row
+    private let unstoredAttributes: [Int]
+    /// Relationship slots neither a to-one's columns nor an unread to-many fill.
+    private let unfilledRelationships: [Int]
+
+    init(entity: CoreDataTableMapping.Entity, unread: [SQLiteStore.UnreadToMany]) {
+        let layout = entity.layout
+        empty = layout.emptyRow
+        attributes = Array(repeating: AttributeColumn(), count: layout.attributes.count)
+        relationships = Array(repeating: RelationshipColumn(), count: layout.relationships.count)
+        let stored = Set(entity.attributeSlots)
+        unstoredAttributes = layout.attributes.indices.filter { !stored.contains($0) }
+        let filled = Set(entity.toOneSlots + unread.map(\.slot))
+        unfilledRelationships = layout.relationships.indices.filter { !filled.contains($0) }
+    }
+
+    /// Appends the values of the properties without a column.
+    mutating func appendUnstored() {
+        for slot in unstoredAttributes { attributes[slot].append(empty.attributes[slot]) }
+        for slot in unfilledRelationships { relationships[slot].append(empty.relationships[slot]) }
+    }
+
+    /// The columns, each unread to-many a column of its batch's faults.
+    func finished(unread: [SQLiteStore.UnreadToMany]) -> StoredColumns {
+        var relationships = relationships
+        for toMany in unread { relationships[toMany.slot] = RelationshipColumn(unreadBy: toMany.batch, owners: references) }
+        return StoredColumns(RowColumns(versions: versions, attributes: attributes, relationships: relationships))
+    }
+}
