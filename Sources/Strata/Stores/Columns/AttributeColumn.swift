@@ -157,7 +157,7 @@ struct AttributeColumn: Sendable {
     /// Appends a string given as UTF-8 bytes, without making a `String` of it when it is ASCII
     /// (what a store file holds, mostly). `false`, appending nothing, when the bytes are not
     /// valid UTF-8.
-    mutating func appendString(utf8: ArraySlice<UInt8>) -> Bool {
+    mutating func appendString(utf8: some Collection<UInt8>) -> Bool {
         guard kind == .string || kind == .unknown, utf8.allSatisfy({ $0 < 0x80 }), bytes.count + utf8.count <= Int(UInt32.max) else {
             guard let string = String(validating: utf8, as: UTF8.self) else { return false }
             append(.string(string))

@@ -66,9 +66,16 @@ extension SQLiteStore: ColumnReadingStore {
         let reference = statement.int64(0)
         var column: Int32 = 2
         for position in entity.attributeTypes.indices {
-            columns.attributes[entity.attributeSlots[position]].append(
-                try attributeValue(statement, column: column, position: position, of: entity, reference: reference))
-            column += 1
+            defer { column += 1 }
+            let slot = entity.attributeSlots[position]
+            // Text goes from SQLite's buffer into the column's, with no `String` made between
+            // (one that is not valid UTF-8 takes the general way, which repairs it).
+            if entity.attributeTypes[position] == .string,
+                statement.withText(column, { columns.attributes[slot].appendString(utf8: $0) }) == true
+            {
+                continue
+            }
+            columns.attributes[slot].append(try attributeValue(statement, column: column, position: position, of: entity, reference: reference))
         }
         for (position, slot) in entity.toOneSlots.enumerated() {
             columns.relationships[slot].append(

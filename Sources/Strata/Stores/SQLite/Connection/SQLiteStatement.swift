@@ -79,6 +79,13 @@ package final class SQLiteStatement {
 
     package func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
+    /// A `TEXT` column's bytes, for `body` to read while the statement stays on its row;
+    /// `nil` for a value of any other storage class.
+    package func withText<Result>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+        guard sqlite3_column_type(handle, column) == SQLITE_TEXT, let bytes = sqlite3_column_text(handle, column) else { return nil }
+        return body(UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))))
+    }
+
     /// A column's value in the storage class SQLite holds it in.
     package func value(_ column: Int32) -> SQLValue {
         switch sqlite3_column_type(handle, column) {
