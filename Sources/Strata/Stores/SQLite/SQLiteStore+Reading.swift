@@ -297,8 +297,8 @@ extension SQLiteStore {
 
     // MARK: Decoding
 
-    /// The row a ``CoreDataTableMapping/Entity/select(where:)`` stands on, its to-many
-    /// relationships still empty.
+    /// The row a ``CoreDataTableMapping/Entity/select(where:)`` stands on: its to-many
+    /// relationships the faults of `unreadToManys`, or still empty for the caller to read.
     ///
     /// - Throws: ``StoreError`` `.danglingReference` for a to-one key naming no object of its
     ///   destination (the file is damaged), `.corruptFile` for a value that does not fit its type.
