@@ -41,7 +41,8 @@ struct RelationshipColumn: Sendable {
 
     mutating func append(_ targets: RelationshipTargets) {
         defer { count += 1 }
-        // A column holds read targets: an unread relationship is read as it is stored.
+        // A column holds read targets: an unread relationship is read as it is stored. (An
+        // unread column's own positions keep their faults when it turns boxed.)
         if boxed != nil || unread != nil {
             if boxed == nil { return box(appending: targets.resolved) }
             boxed?.append(targets.resolved)

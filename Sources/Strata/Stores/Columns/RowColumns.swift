@@ -19,7 +19,7 @@ struct RowColumns: Sendable {
     }
 
     /// Columns a decoder filled itself, each `versions.count` long (a store's read straight
-    /// into columns, ``SQLiteStore/readColumns(of:matching:sortedBy:offset:limit:in:)``).
+    /// into columns, ``SQLiteStore/storedRows(ofEntity:matching:sortedBy:offset:limit:in:)``).
     init(versions: [Int64], attributes: [AttributeColumn], relationships: [RelationshipColumn]) {
         precondition(
             attributes.allSatisfy { $0.count == versions.count } && relationships.allSatisfy { $0.count == versions.count },
