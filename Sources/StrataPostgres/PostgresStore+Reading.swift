@@ -136,7 +136,7 @@ extension PostgresStore {
 
     /// `ORDER BY` for a sorted read, the context's order in SQL: `nil` when a key is not an
     /// attribute of the entity that PostgreSQL sorts as the context does.
-    private func ordering(
+    func ordering(
         _ sort: [(key: String, ascending: Bool)], of table: CoreDataTableMapping.Entity, tieBreak: [String] = ["t.\"Z_PK\""]
     ) -> String? {
         var terms: [String] = []
@@ -180,7 +180,7 @@ extension PostgresStore {
 
     /// The SQL (parameters from `$2`) and values that select exactly what `predicate` does, or
     /// `nil` when it does not translate exactly.
-    private func exactCondition(_ predicate: FetchPredicate?, for table: CoreDataTableMapping.Entity) -> (String, [SQLValue])? {
+    func exactCondition(_ predicate: FetchPredicate?, for table: CoreDataTableMapping.Entity) -> (String, [SQLValue])? {
         guard let exact = SQLFetchCondition.exact(predicate, for: table, in: mapping, store: identifier, dialect: dialect) else { return nil }
         return (exact.fragment.sql(in: dialect, firstParameter: 2), exact.fragment.bindings)
     }
@@ -229,7 +229,7 @@ extension PostgresStore {
     }
 
     /// Runs `body` on the snapshot's connection (or, without one, on a pooled connection).
-    private func read<T>(_ snapshot: (any IncrementalStoreSnapshot)?, _ body: (PostgresConnection) throws -> T) throws -> T {
+    func read<T>(_ snapshot: (any IncrementalStoreSnapshot)?, _ body: (PostgresConnection) throws -> T) throws -> T {
         if let snapshot = snapshot as? PostgresSnapshot { return try snapshot.read(body) }
         return try pool.withConnection(body)
     }
@@ -290,7 +290,7 @@ extension PostgresStore {
     /// read's objects' targets reads every object's (``targets(of:owners:connection:)``), through
     /// `snapshot` while its generation lasts, after it on a pooled connection (the store as it
     /// is then).
-    private func unreadTargets(of table: CoreDataTableMapping.Entity, through snapshot: (any IncrementalStoreSnapshot)?) -> [ToManyBatch] {
+    func unreadTargets(of table: CoreDataTableMapping.Entity, through snapshot: (any IncrementalStoreSnapshot)?) -> [ToManyBatch] {
         let weakSnapshot = WeakSnapshot(snapshot)
         return table.toManys.map { toMany in
             ToManyBatch { [weak self] owners in
@@ -373,7 +373,7 @@ extension PostgresStore {
     /// 7% of reading the batch (walking every author's books). Conditions bind their values,
     /// so the statements are as many as the shapes of the app's reads; past
     /// ``selectStatementsKept`` the cache starts over.
-    private func cachedSelectStatement(
+    func cachedSelectStatement(
         for members: [CoreDataTableMapping.Entity], where condition: String, targets read: TargetsRead
     ) -> (sql: String, positions: [[Int]]?) {
         let kind = switch read {

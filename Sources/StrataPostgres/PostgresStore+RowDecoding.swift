@@ -70,27 +70,12 @@ extension PostgresStore {
             row.version = try cells[1].int64() ?? 0
             // By the mapping's arrays, not its attribute columns: copying a column (its whole
             // attribute description) per cell cost a third of the decoding.
-            let (slots, types, external) = (table.attributeSlots, table.attributeTypes, table.attributeStoresExternally)
-            for index in slots.indices {
-                let stored = try cells[2 + index].value(as: storages[index])
-                do {
-                    row.attributes[slots[index]] = try CoreDataColumnValues.decode(
-                        stored, type: types[index], allowsExternalStorage: external[index], externalData: Self.noExternalFiles)
-                } catch {
-                    let name = table.attributes[index].attribute.name
-                    throw PostgresStoreError(.server, "\(table.layout.name) \(reference): \(name): \(error)")
-                }
-            }
+            let slots = table.attributeSlots
+            for index in slots.indices { row.attributes[slots[index]] = try attributeValue(cells, index, of: reference) }
             var cell = 2 + slots.count
             for index in toOneSlots.indices {
-                let key = try cells[cell].int64()
-                let number = try cells[cell + 1].int64()
+                row.relationships[toOneSlots[index]] = .toOne(try toOneTarget(cells, index, at: cell, of: reference))
                 cell += 2
-                if let number, key != nil, !toOneNumbers[index].contains(Int(number)) {
-                    throw damaged(reference, table.layout.relationships[toOneSlots[index]].name, number)
-                }
-                let space = number.flatMap { spaces[Int($0)] } ?? toOneSpaces[index]
-                row.relationships[toOneSlots[index]] = .toOne(key.map { ManagedObjectID(space: space, number: $0) })
             }
             if let unread {
                 for index in toManySlots.indices { row.relationships[toManySlots[index]] = unread[index].fault(for: reference) }
@@ -117,6 +102,48 @@ extension PostgresStore {
                 row.relationships[toMany.slot] = .toMany(targets)
             }
             return (reference, row)
+        }
+
+        /// Appends the row `cells` hold to `columns`, as ``decode(_:)`` reads it into a row, its
+        /// to-manys left to the read's batches (``unread``).
+        func append(_ cells: some PostgresCells, to columns: inout ColumnsBeingRead) throws {
+            guard let reference = try cells[0].int64() else { return }
+            let version = try cells[1].int64() ?? 0
+            let slots = table.attributeSlots
+            for index in slots.indices { columns.attributes[slots[index]].append(try attributeValue(cells, index, of: reference)) }
+            var cell = 2 + slots.count
+            for index in toOneSlots.indices {
+                columns.relationships[toOneSlots[index]].append(.toOne(try toOneTarget(cells, index, at: cell, of: reference)))
+                cell += 2
+            }
+            columns.appendUnstored()
+            columns.references.append(reference)
+            columns.versions.append(version)
+        }
+
+        /// The value of the `index`th stored attribute, in the cell after `Z_PK` and `Z_OPT`.
+        private func attributeValue(_ cells: some PostgresCells, _ index: Int, of reference: Int64) throws -> AttributeValue? {
+            let stored = try cells[2 + index].value(as: storages[index])
+            do {
+                return try CoreDataColumnValues.decode(
+                    stored, type: table.attributeTypes[index], allowsExternalStorage: table.attributeStoresExternally[index],
+                    externalData: Self.noExternalFiles)
+            } catch {
+                let name = table.attributes[index].attribute.name
+                throw PostgresStoreError(.server, "\(table.layout.name) \(reference): \(name): \(error)")
+            }
+        }
+
+        /// The target of the `index`th to-one, whose key and entity number are at `cell` and the
+        /// one after it; `nil` for none.
+        private func toOneTarget(_ cells: some PostgresCells, _ index: Int, at cell: Int, of reference: Int64) throws -> ManagedObjectID? {
+            let key = try cells[cell].int64()
+            let number = try cells[cell + 1].int64()
+            if let number, key != nil, !toOneNumbers[index].contains(Int(number)) {
+                throw damaged(reference, table.layout.relationships[toOneSlots[index]].name, number)
+            }
+            let space = number.flatMap { spaces[Int($0)] } ?? toOneSpaces[index]
+            return key.map { ManagedObjectID(space: space, number: $0) }
         }
 
         /// A PostgreSQL store keeps every value in its row: a value that names an external file

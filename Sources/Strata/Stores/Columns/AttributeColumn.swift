@@ -13,7 +13,7 @@ import Foundation
 /// Why columns and not rows: at 1,000,000 rows, a row's own array of enum values (and a heap
 /// string per long string) made loading a store allocate and retain millions of times and
 /// hold several times the memory of the values themselves (issue 15).
-struct AttributeColumn: Sendable {
+package struct AttributeColumn: Sendable {
     private enum Kind: Sendable, Equatable {
         /// No value yet: every position so far is absent.
         case unknown
@@ -35,7 +35,7 @@ struct AttributeColumn: Sendable {
     /// Positions in the column.
     private(set) var count = 0
 
-    init() {}
+    package init() {}
 
     @inline(__always)
     subscript(position: Int) -> AttributeValue? {
@@ -142,7 +142,7 @@ struct AttributeColumn: Sendable {
 
     // MARK: Appending
 
-    mutating func append(_ value: AttributeValue?) {
+    package mutating func append(_ value: AttributeValue?) {
         guard let value else { return appendAbsent() }
         if kind == .unknown { adopt(Self.kind(of: value)) }
         if appendTyped(value) {
@@ -157,7 +157,7 @@ struct AttributeColumn: Sendable {
     /// Appends a string given as UTF-8 bytes, without making a `String` of it when it is ASCII
     /// (what a store file holds, mostly). `false`, appending nothing, when the bytes are not
     /// valid UTF-8.
-    mutating func appendString(utf8: some Collection<UInt8>) -> Bool {
+    package mutating func appendString(utf8: some Collection<UInt8>) -> Bool {
         guard kind == .string || kind == .unknown, utf8.allSatisfy({ $0 < 0x80 }), bytes.count + utf8.count <= Int(UInt32.max) else {
             guard let string = String(validating: utf8, as: UTF8.self) else { return false }
             append(.string(string))

@@ -6,7 +6,7 @@
 /// column, or a to-one whose targets come from more than 255 spaces, keeps `RelationshipTargets`.
 /// Like ``AttributeColumn``, it takes its form from its first value and reads back exactly
 /// what was appended.
-struct RelationshipColumn: Sendable {
+package struct RelationshipColumn: Sendable {
     /// The spaces of the targets seen, in order of first appearance.
     private var spaces: [ObjectIDSpace] = []
     /// Per position, 0 for no target, else 1 + the index of the target's space in `spaces`.
@@ -20,13 +20,13 @@ struct RelationshipColumn: Sendable {
     /// Positions in the column.
     private(set) var count = 0
 
-    init() {}
+    package init() {}
 
     /// A to-many column whose targets are not read yet: position `i` holds the fault of `batch`
     /// for `owners[i]`, made when the position is read. A fetch of 100,000 objects that never
     /// uses the relationship makes no fault; an object makes its own when it takes a row of its
     /// own (``StoredColumns``), and keeps that one.
-    init(unreadBy batch: ToManyBatch, owners: [Int64]) {
+    package init(unreadBy batch: ToManyBatch, owners: [Int64]) {
         unread = (batch, owners)
         count = owners.count
     }
@@ -39,7 +39,7 @@ struct RelationshipColumn: Sendable {
         return .toOne(ManagedObjectID(space: spaces[Int(space) - 1], number: numbers[position]))
     }
 
-    mutating func append(_ targets: RelationshipTargets) {
+    package mutating func append(_ targets: RelationshipTargets) {
         defer { count += 1 }
         // A column holds read targets: an unread relationship is read as it is stored. (An
         // unread column's own positions keep their faults when it turns boxed.)

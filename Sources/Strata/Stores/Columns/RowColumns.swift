@@ -3,7 +3,7 @@
 ///
 /// What ``RowTable``'s base holds instead of an array of ``Row``s; a ``Row`` is made on demand
 /// by ``row(at:)``. The shape (how many slots of each kind) is the first row's.
-struct RowColumns: Sendable {
+package struct RowColumns: Sendable {
     private(set) var versions: [Int64] = []
     /// One column per attribute slot (none before the first row).
     private(set) var attributes: [AttributeColumn] = []
@@ -20,7 +20,7 @@ struct RowColumns: Sendable {
 
     /// Columns a decoder filled itself, each `versions.count` long (a store's read straight
     /// into columns, ``SQLiteStore/storedRows(ofEntity:matching:sortedBy:offset:limit:in:)``).
-    init(versions: [Int64], attributes: [AttributeColumn], relationships: [RelationshipColumn]) {
+    package init(versions: [Int64], attributes: [AttributeColumn], relationships: [RelationshipColumn]) {
         precondition(
             attributes.allSatisfy { $0.count == versions.count } && relationships.allSatisfy { $0.count == versions.count },
             "every column has a value per row")

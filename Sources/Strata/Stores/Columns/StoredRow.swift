@@ -4,7 +4,7 @@
 /// What a fetch hands the objects it makes: an object fetched from a table reads its values
 /// from the columns the generation holds until it needs a row of its own (it is changed,
 /// merged or refreshed), so that fetching a million objects does not copy a million rows.
-enum StoredRow: Sendable {
+package enum StoredRow: Sendable {
     case row(Row)
     case column(StoredColumns, Int)
 
@@ -40,7 +40,7 @@ enum StoredRow: Sendable {
 
 /// A table's columns behind one reference, so that each object reading them holds a pointer,
 /// not a copy of the column arrays (one retain, not three). Never changed once made.
-final class StoredColumns: Sendable {
+package final class StoredColumns: Sendable {
     let columns: RowColumns
     /// The attribute columns again, each in a box, for reads by value: a method called on a
     /// column read out of an array is called on a copy (a retain and release of each of the
@@ -56,7 +56,7 @@ final class StoredColumns: Sendable {
         }
     }
 
-    init(_ columns: RowColumns) {
+    package init(_ columns: RowColumns) {
         self.columns = columns
         attributes = columns.attributes.map(Box.init)
     }

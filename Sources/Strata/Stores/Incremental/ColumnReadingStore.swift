@@ -2,10 +2,9 @@
 /// objects then read their values there until they change, as an atomic store's objects read
 /// their table's, and a fetch of 100,000 objects makes no row, and no to-many fault, per
 /// object. The columns live while any of their objects reads from them: one object kept of
-/// a large fetch keeps them all, until it changes or is refreshed. Internal to the module: the
-/// SQLite store does so; any other store answers with rows
-/// (``RowReadingStore/rows(ofEntity:matching:sortedBy:offset:limit:in:)``).
-protocol ColumnReadingStore: RowReadingStore {
+/// a large fetch keeps them all, until it changes or is refreshed. The SQL stores do so; any
+/// other store answers with rows (``RowReadingStore/rows(ofEntity:matching:sortedBy:offset:limit:in:)``).
+package protocol ColumnReadingStore: RowReadingStore {
     /// What ``RowReadingStore/rows(ofEntity:matching:sortedBy:offset:limit:in:)`` reads, the
     /// same rows in the same order, each where the store put it: a row of its own, or a
     /// position in columns; `nil` where that gives `nil`.

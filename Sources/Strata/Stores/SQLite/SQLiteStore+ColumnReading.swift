@@ -8,7 +8,7 @@ extension SQLiteStore: ColumnReadingStore {
     /// dozen allocations of their own, more than a lookup's one row does.
     static let rowsBeforeColumns = 32
 
-    func storedRows(
+    package func storedRows(
         ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
         limit: Int, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, stored: StoredRow)]? {
@@ -46,12 +46,15 @@ extension SQLiteStore: ColumnReadingStore {
                 rows.append(try decode(statement, entity: entity, spaces: spaces, unreadToManys: unread))
                 return
             }
-            if columns == nil { columns = ColumnsBeingRead(entity: entity, unread: unread) }
+            if columns == nil {
+                columns = ColumnsBeingRead(
+                    layout: entity.layout, storedAttributes: entity.attributeSlots, filledRelationships: entity.toOneSlots + unread.map(\.slot))
+            }
             try appendRow(statement, of: entity, spaces: spaces, to: &columns!)
         }
         var stored = rows.map { (reference: $0.reference, stored: StoredRow.row($0.row)) }
         if let columns {
-            let read = columns.finished(unread: unread)
+            let read = columns.finished(unread: unread.map { ($0.slot, $0.batch) })
             stored.reserveCapacity(rows.count + columns.references.count)
             for (position, reference) in columns.references.enumerated() { stored.append((reference, .column(read, position))) }
         }
@@ -85,42 +88,5 @@ extension SQLiteStore: ColumnReadingStore {
         columns.appendUnstored()
         columns.references.append(reference)
         columns.versions.append(statement.int64(1))
-    }
-}
-
-/// The columns a read fills, row by row (``SQLiteStore/storedRows(ofEntity:matching:sortedBy:offset:limit:in:)``).
-private struct ColumnsBeingRead {
-    var references: [Int64] = []
-    var versions: [Int64] = []
-    var attributes: [AttributeColumn]
-    var relationships: [RelationshipColumn]
-    /// The layout's empty row: what a property without a column (a transient one) holds.
-    private let empty: Row
-    private let unstoredAttributes: [Int]
-    /// Relationship slots neither a to-one's columns nor an unread to-many fill.
-    private let unfilledRelationships: [Int]
-
-    init(entity: CoreDataTableMapping.Entity, unread: [SQLiteStore.UnreadToMany]) {
-        let layout = entity.layout
-        empty = layout.emptyRow
-        attributes = Array(repeating: AttributeColumn(), count: layout.attributes.count)
-        relationships = Array(repeating: RelationshipColumn(), count: layout.relationships.count)
-        let stored = Set(entity.attributeSlots)
-        unstoredAttributes = layout.attributes.indices.filter { !stored.contains($0) }
-        let filled = Set(entity.toOneSlots + unread.map(\.slot))
-        unfilledRelationships = layout.relationships.indices.filter { !filled.contains($0) }
-    }
-
-    /// Appends the values of the properties without a column.
-    mutating func appendUnstored() {
-        for slot in unstoredAttributes { attributes[slot].append(empty.attributes[slot]) }
-        for slot in unfilledRelationships { relationships[slot].append(empty.relationships[slot]) }
-    }
-
-    /// The columns, each unread to-many a column of its batch's faults.
-    func finished(unread: [SQLiteStore.UnreadToMany]) -> StoredColumns {
-        var relationships = relationships
-        for toMany in unread { relationships[toMany.slot] = RelationshipColumn(unreadBy: toMany.batch, owners: references) }
-        return StoredColumns(RowColumns(versions: versions, attributes: attributes, relationships: relationships))
     }
 }

@@ -1,18 +1,26 @@
 import Foundation
 @testable import Strata
+@testable import StrataPostgres
+import StrataTestSupport
 import Testing
 
-/// A large fetch on the SQLite store reads its rows into columns past the first
-/// ``SQLiteStore/rowsBeforeColumns``, and its objects read their values there until they need
-/// a row of their own: everything a fetched object is read, changed, saved and rolled back as
-/// is the same for an object read into columns as for one read into a row.
-@Suite struct SQLiteColumnReadTests {
+/// A large fetch on the SQL stores reads its rows into columns past the first
+/// `rowsBeforeColumns` (``ColumnReadingStore``), and its objects read their values there until
+/// they need a row of their own: everything a fetched object is read, changed, saved and
+/// rolled back as is the same for an object read into columns as for one read into a row.
+@Suite struct SQLColumnReadTests {
     static let count = 100
+    static let stores: [StoreKind] = [.sqlite] + (PostgresTestServer.isAvailable ? [.postgres] : [])
+
+    /// How many rows of a read the store keeps as rows before it reads into columns.
+    static func rowsBeforeColumns(_ kind: StoreKind) -> Int {
+        kind == .postgres ? PostgresStore.rowsBeforeColumns : SQLiteStore.rowsBeforeColumns
+    }
 
     /// A store of `count` books, "Book 000"…, each with an author (every tenth book none), a
     /// tag per book (shared by five books), one chapter, and pages equal to its number.
-    static func savedLibrary() async throws -> PersistentStoreCoordinator {
-        let coordinator = try await makeCoordinator(libraryModel(), .sqlite)
+    static func savedLibrary(_ kind: StoreKind) async throws -> PersistentStoreCoordinator {
+        let coordinator = try await makeCoordinator(libraryModel(), kind)
         try await backgroundContext(coordinator).perform { context in
             let authors = try (0..<10).map { index in
                 let author = try Author(context: context)
@@ -42,13 +50,15 @@ import Testing
 
     static let byTitle = [FetchSortDescriptor(key: "title")]
 
-    @Test func everyValueOfAFetchReadIntoColumnsIsTheOneSaved() async throws {
-        let coordinator = try await Self.savedLibrary()
+    @Test(arguments: stores)
+    func everyValueOfAFetchReadIntoColumnsIsTheOneSaved(_ kind: StoreKind) async throws {
+        let coordinator = try await Self.savedLibrary(kind)
+        let threshold = Self.rowsBeforeColumns(kind)
         try await backgroundContext(coordinator).perform { context in
             let books = try context.fetch(FetchRequest<Book>(sortDescriptors: Self.byTitle))
             #expect(books.count == Self.count)
             let fromColumns = books.map(\.readsFromColumns)
-            #expect(fromColumns == (0..<Self.count).map { $0 >= SQLiteStore.rowsBeforeColumns }, "past the first rows, read into columns")
+            #expect(fromColumns == (0..<Self.count).map { $0 >= threshold }, "past the first rows, read into columns")
             for (index, book) in books.enumerated() {
                 #expect(book.title == String(format: "Book %03d", index))
                 #expect(book.pages == index)
@@ -63,8 +73,9 @@ import Testing
         }
     }
 
-    @Test func aChangeToAnObjectReadIntoColumnsIsSavedAndRolledBack() async throws {
-        let coordinator = try await Self.savedLibrary()
+    @Test(arguments: stores)
+    func aChangeToAnObjectReadIntoColumnsIsSavedAndRolledBack(_ kind: StoreKind) async throws {
+        let coordinator = try await Self.savedLibrary(kind)
         let last = Self.count - 1
         try await backgroundContext(coordinator).perform { context in
             let books = try context.fetch(FetchRequest<Book>(sortDescriptors: Self.byTitle))
