@@ -5,10 +5,6 @@ import Strata
 /// (``ColumnReadingStore``), as the SQLite store reads them: no ``Row`` per object, the
 /// to-manys columns of their batches' faults.
 extension PostgresStore: ColumnReadingStore {
-    /// How many rows a read decodes into rows before it goes on in columns: columns cost a few
-    /// dozen allocations of their own, more than a lookup's one row does.
-    static let rowsBeforeColumns = 32
-
     /// What ``rows(ofEntity:matching:sortedBy:offset:limit:in:)`` reads, by the same statement.
     package func storedRows(
         ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
@@ -31,7 +27,7 @@ extension PostgresStore: ColumnReadingStore {
     }
 
     /// The rows of `table`'s entity where `condition` holds, in `ordering`: the first
-    /// ``rowsBeforeColumns`` as rows, the rest in columns, decoded as the event loop hands
+    /// ``ColumnReads/rowsBeforeColumns`` as rows, the rest in columns, decoded as the event loop hands
     /// them over; their to-manys unread (``rows(ofMembers:where:_:then:targets:connection:)``).
     private func storedRows(
         of table: CoreDataTableMapping.Entity, where condition: String, _ values: [SQLValue], then ordering: String,
@@ -42,9 +38,10 @@ extension PostgresStore: ColumnReadingStore {
         let decoder = RowDecoder(store: self, table: table, unread: batches)
         let filled = table.toOnes.map(\.slot) + table.toManys.map(\.slot)
         let state = ThreadLocked<(rows: [(reference: Int64, row: Row)], columns: ColumnsBeingRead?)>(([], nil))
+        let rowsBeforeColumns = ColumnReads.rowsBeforeColumns  // here: the event loop's thread has no task
         @Sendable func take(_ cells: some PostgresCells) throws {
             try state.withLock { state in
-                if state.columns == nil, state.rows.count < Self.rowsBeforeColumns {
+                if state.columns == nil, state.rows.count < rowsBeforeColumns {
                     if let row = try decoder.decode(cells) { state.rows.append(row) }
                     return
                 }

@@ -184,24 +184,31 @@ import Testing
                 return try values.changeAgain(context)
             }
         }
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try await coordinator.addPersistentStore(type: type, at: url)
-        let read = try await ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator).perform { context in
-            try model.entities.flatMap { entity in
-                var request = FetchRequest<ManagedObject>(entityName: entity.name)
-                request.includesSubentities = false
-                return try context.fetch(request).map(Snapshot.init)
+        // Read as rows, then (a SQL store) every row into columns: a large fetch's way, which
+        // two or three objects an entity would not take.
+        for rowsBeforeColumns in [ColumnReads.rowsBeforeColumns, 0] {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+            try await coordinator.addPersistentStore(type: type, at: url)
+            let read = try await ColumnReads.$rowsBeforeColumns.withValue(rowsBeforeColumns) {
+                try await ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator).perform { context in
+                    try model.entities.flatMap { entity in
+                        var request = FetchRequest<ManagedObject>(entityName: entity.name)
+                        request.includesSubentities = false
+                        return try context.fetch(request).map(Snapshot.init)
+                    }
+                }
             }
-        }
-        let expected = Dictionary(uniqueKeysWithValues: saved.map { ($0.id, $0) })
-        #expect(read.count == saved.count, "seed \(seed): \(saved.count) objects saved, \(read.count) read")
-        for object in read {
-            guard let original = expected[object.id] else {
-                Issue.record("seed \(seed): \(object.id) was not saved")
-                continue
-            }
-            for key in original.values.keys.sorted() {
-                #expect(object.values[key] == original.values[key], "seed \(seed): \(object.id) \(key)")
+            let expected = Dictionary(uniqueKeysWithValues: saved.map { ($0.id, $0) })
+            let way = rowsBeforeColumns == 0 ? "read into columns" : "read"
+            #expect(read.count == saved.count, "seed \(seed): \(saved.count) objects saved, \(read.count) \(way)")
+            for object in read {
+                guard let original = expected[object.id] else {
+                    Issue.record("seed \(seed): \(object.id) was not saved (\(way))")
+                    continue
+                }
+                for key in original.values.keys.sorted() {
+                    #expect(object.values[key] == original.values[key], "seed \(seed): \(object.id) \(key) (\(way))")
+                }
             }
         }
     }

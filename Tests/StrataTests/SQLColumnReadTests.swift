@@ -1,21 +1,16 @@
 import Foundation
 @testable import Strata
-@testable import StrataPostgres
+import StrataPostgres
 import StrataTestSupport
 import Testing
 
 /// A large fetch on the SQL stores reads its rows into columns past the first
-/// `rowsBeforeColumns` (``ColumnReadingStore``), and its objects read their values there until
+/// ``ColumnReads/rowsBeforeColumns`` (``ColumnReadingStore``), and its objects read their values there until
 /// they need a row of their own: everything a fetched object is read, changed, saved and
 /// rolled back as is the same for an object read into columns as for one read into a row.
 @Suite struct SQLColumnReadTests {
     static let count = 100
     static let stores: [StoreKind] = [.sqlite] + (PostgresTestServer.isAvailable ? [.postgres] : [])
-
-    /// How many rows of a read the store keeps as rows before it reads into columns.
-    static func rowsBeforeColumns(_ kind: StoreKind) -> Int {
-        kind == .postgres ? PostgresStore.rowsBeforeColumns : SQLiteStore.rowsBeforeColumns
-    }
 
     /// A store of `count` books, "Book 000"…, each with an author (every tenth book none), a
     /// tag per book (shared by five books), one chapter, and pages equal to its number.
@@ -53,7 +48,7 @@ import Testing
     @Test(arguments: stores)
     func everyValueOfAFetchReadIntoColumnsIsTheOneSaved(_ kind: StoreKind) async throws {
         let coordinator = try await Self.savedLibrary(kind)
-        let threshold = Self.rowsBeforeColumns(kind)
+        let threshold = ColumnReads.rowsBeforeColumns
         try await backgroundContext(coordinator).perform { context in
             let books = try context.fetch(FetchRequest<Book>(sortDescriptors: Self.byTitle))
             #expect(books.count == Self.count)

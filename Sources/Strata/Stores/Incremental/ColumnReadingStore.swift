@@ -13,3 +13,12 @@ package protocol ColumnReadingStore: RowReadingStore {
         limit: Int, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, stored: StoredRow)]?
 }
+
+/// What a ``ColumnReadingStore``'s reads share.
+package enum ColumnReads {
+    /// How many rows a read decodes into rows before it goes on in columns: columns cost a few
+    /// dozen allocations of their own, more than a lookup's one row does. Task-local, so that a
+    /// test can read every row into columns (0) — the whole class of generated models, whose
+    /// round trips save two or three objects of an entity.
+    @TaskLocal package static var rowsBeforeColumns = 32
+}

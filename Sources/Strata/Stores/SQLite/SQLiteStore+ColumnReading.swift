@@ -4,10 +4,6 @@ import Foundation
 /// the first few: each value appended to its attribute's column, no ``Row`` per object, and
 /// each to-many a column of faults made when an object takes a row of its own.
 extension SQLiteStore: ColumnReadingStore {
-    /// How many rows a read decodes into rows before it goes on in columns: columns cost a few
-    /// dozen allocations of their own, more than a lookup's one row does.
-    static let rowsBeforeColumns = 32
-
     package func storedRows(
         ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
         limit: Int, in snapshot: any IncrementalStoreSnapshot
@@ -32,7 +28,7 @@ extension SQLiteStore: ColumnReadingStore {
     }
 
     /// The rows `statement` reads (a ``CoreDataTableMapping/Entity/select(where:extraJoins:)``
-    /// of `entity`): the first ``rowsBeforeColumns`` as rows, the rest in columns; the to-manys
+    /// of `entity`): the first ``ColumnReads/rowsBeforeColumns`` as rows, the rest in columns; the to-manys
     /// of `unread` left to their batches. A damaged row fails the whole read, as a read into
     /// rows does.
     private func readStoredRows(
@@ -41,8 +37,9 @@ extension SQLiteStore: ColumnReadingStore {
         var rows: [(reference: Int64, row: Row)] = []
         var columns: ColumnsBeingRead?
         let spaces = idSpaces
+        let rowsBeforeColumns = ColumnReads.rowsBeforeColumns
         try statement.forEachRow(bindings) { statement in
-            if columns == nil, rows.count < Self.rowsBeforeColumns {
+            if columns == nil, rows.count < rowsBeforeColumns {
                 rows.append(try decode(statement, entity: entity, spaces: spaces, unreadToManys: unread))
                 return
             }
