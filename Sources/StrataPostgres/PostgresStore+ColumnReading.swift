@@ -10,19 +10,9 @@ extension PostgresStore: ColumnReadingStore {
         ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
         limit: Int, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, stored: StoredRow)]? {
-        guard let table = mapping.entities[layout.name], let (condition, values) = exactCondition(predicate, for: table),
-            let order = ordering(sort, of: table)
-        else { return nil }
-        guard limit > 0 || offset > 0 else {
-            return try read(snapshot) { connection in
-                try storedRows(of: table, where: condition, values, then: order, snapshot: snapshot, connection: connection)
-            }
-        }
-        let window = values.count + 2  // the parameter numbers after the condition's
+        guard let sorted = sortedRead(of: layout, matching: predicate, sortedBy: sort, offset: offset, limit: limit) else { return nil }
         return try read(snapshot) { connection in
-            try storedRows(
-                of: table, where: condition, values + [limit > 0 ? .integer(Int64(limit)) : .null, .integer(Int64(offset))],
-                then: order + " LIMIT $\(window) OFFSET $\(window + 1)", snapshot: snapshot, connection: connection)
+            try storedRows(of: sorted.table, where: sorted.condition, sorted.values, then: sorted.then, snapshot: snapshot, connection: connection)
         }
     }
 

@@ -85,20 +85,30 @@ extension PostgresStore {
         ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
         limit: Int, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)]? {
+        guard let sorted = sortedRead(of: layout, matching: predicate, sortedBy: sort, offset: offset, limit: limit) else { return nil }
+        return try read(snapshot) { connection in
+            try rows(of: sorted.table, where: sorted.condition, sorted.values, then: sorted.then, targets: .unread(snapshot), connection: connection)
+        }
+    }
+
+    /// The parts of a sorted, windowed read of `layout`'s entity, for the row read above and the
+    /// column read (``storedRows(ofEntity:matching:sortedBy:offset:limit:in:)``): the exact
+    /// condition, its values (the window's after them), and what follows it (`ORDER BY`, then
+    /// `LIMIT`/`OFFSET` when there is a window); `nil` when the predicate or a sort key does not
+    /// translate exactly.
+    func sortedRead(
+        of layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
+        limit: Int
+    ) -> (table: CoreDataTableMapping.Entity, condition: String, values: [SQLValue], then: String)? {
         guard let table = mapping.entities[layout.name], let (condition, values) = exactCondition(predicate, for: table),
             let order = ordering(sort, of: table)
         else { return nil }
-        guard limit > 0 || offset > 0 else {
-            return try read(snapshot) { connection in
-                try rows(of: table, where: condition, values, then: order, targets: .unread(snapshot), connection: connection)
-            }
-        }
+        guard limit > 0 || offset > 0 else { return (table, condition, values, order) }
         let window = values.count + 2  // the parameter numbers after the condition's
-        return try read(snapshot) { connection in
-            try rows(
-                of: table, where: condition, values + [limit > 0 ? .integer(Int64(limit)) : .null, .integer(Int64(offset))],
-                then: order + " LIMIT $\(window) OFFSET $\(window + 1)", targets: .unread(snapshot), connection: connection)
-        }
+        return (
+            table, condition, values + [limit > 0 ? .integer(Int64(limit)) : .null, .integer(Int64(offset))],
+            order + " LIMIT $\(window) OFFSET $\(window + 1)"
+        )
     }
 
     /// What the sorted read above would give, across a hierarchy's table, as references only:

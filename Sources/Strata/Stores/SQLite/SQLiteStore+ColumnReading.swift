@@ -8,14 +8,9 @@ extension SQLiteStore: ColumnReadingStore {
         ofEntity layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
         limit: Int, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, stored: StoredRow)]? {
-        guard let snapshot = snapshot as? SQLiteReadSnapshot, let entity = mapping.entities[layout.name],
-            let condition = exactCondition(predicate, for: entity)
+        guard let snapshot = snapshot as? SQLiteReadSnapshot,
+            let (entity, sql, bindings) = sortedSelect(of: layout, matching: predicate, sortedBy: sort, offset: offset, limit: limit)
         else { return nil }
-        var joined = RelationalJoinedColumns(mapping: mapping, root: entity, dialect: .sqlite)
-        guard let ordering = joined.ordering(sort) else { return nil }
-        let (sql, bindings) = select(
-            of: entity, where: condition.constantValue == true ? nil : condition, ordering: (ordering + ["t.Z_PK"]).joined(separator: ", "),
-            joining: joined.joins, window: (offset, limit))
         let unread = unreadToManys(of: entity, readThrough: snapshot)
         let rows = try sqlite {
             try snapshot.read { connection in try readStoredRows(of: entity, statement: connection.statement(sql), bindings: bindings, unread: unread) }

@@ -94,12 +94,24 @@ extension SQLiteStore {
         of layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
         limit: Int, in snapshot: any IncrementalStoreSnapshot
     ) throws -> [(reference: Int64, row: Row)]? {
+        guard let sorted = sortedSelect(of: layout, matching: predicate, sortedBy: sort, offset: offset, limit: limit) else { return nil }
+        return try readRows(of: sorted.entity, sql: sorted.sql, bindings: sorted.bindings, toManysUnread: true, in: snapshot)
+    }
+
+    /// The statement of a sorted, windowed read of `layout`'s entity, for the row read above and
+    /// the column read (``storedRows(ofEntity:matching:sortedBy:offset:limit:in:)``): `nil` when
+    /// the predicate or a sort key does not translate exactly. Ties broken by `Z_PK`.
+    func sortedSelect(
+        of layout: EntityLayout, matching predicate: FetchPredicate?, sortedBy sort: [(key: String, ascending: Bool)], offset: Int,
+        limit: Int
+    ) -> (entity: CoreDataTableMapping.Entity, sql: String, bindings: [SQLValue])? {
         guard let entity = mapping.entities[layout.name], let condition = exactCondition(predicate, for: entity) else { return nil }
         var columns = RelationalJoinedColumns(mapping: mapping, root: entity, dialect: .sqlite)
         guard let ordering = columns.ordering(sort) else { return nil }
-        return try readRows(
+        let (sql, bindings) = select(
             of: entity, where: condition.constantValue == true ? nil : condition, ordering: (ordering + ["t.Z_PK"]).joined(separator: ", "),
-            joining: columns.joins, window: (offset, limit), toManysUnread: true, in: snapshot)
+            joining: columns.joins, window: (offset, limit))
+        return (entity, sql, bindings)
     }
 
     /// The references of the rows ``readRows(of:matching:sortedBy:offset:limit:in:)`` would read,
