@@ -8,6 +8,7 @@ extension SQLiteStore: RowSavingStore {
             throw PersistenceError(
                 .readOnlyStore, objectIDs: Array(changes.updated.keys) + Array(changes.inserted.keys), "the store \(identifier) is read-only")
         }
+        restartLogIfDue(writer: writer)
         return try sqlite { try writer.writeTransaction { try write(changes, recording: history, connection: writer) } }
     }
 

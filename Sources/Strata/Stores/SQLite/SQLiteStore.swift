@@ -38,6 +38,13 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
     let spaceCache: ObjectIDSpaceCache
     /// The statements that read rows by reference, by entity and number of references.
     let referenceSelects = ThreadLocked<[ReferenceSelectKey: String]>([:])
+    /// The frames in the write-ahead log after the writer's last commit (``SQLiteStore/restartLogIfDue(writer:)``).
+    let logFrames = ThreadLocked(0)
+    /// The log's length, in frames, past which a save first restarts it: the writer's
+    /// `wal_autocheckpoint` (0 when the store's pragmas turn it off).
+    let logFramesBeforeRestart: Int
+    /// The snapshots this store began for generations, while they last.
+    let generationSnapshots = ThreadLocked<[WeakReadSnapshot]>([])
 
     struct State {
         /// The file had no tables when the store was added: `storeWasAdded()` creates them.
@@ -84,6 +91,8 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
             let watcher = try SQLiteConnection(url: url, readOnly: true, create: false, busyTimeout: timeout)
             if let writer { try pragmas.apply(to: writer) }
             try pragmas.apply(to: watcher)
+            logFramesBeforeRestart = try writer?.automaticCheckpointPages() ?? 0
+            writer?.countLogFrames(into: logFrames)
             self.writer = writer
             self.watcher = ThreadLocked((watcher, 0))
             // A store that exists is read where its file keeps each join table.
@@ -390,8 +399,19 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
             // The version is read before the snapshot begins: a commit between the two shows
             // in the snapshot and moves the version again, so it is never missed.
             try watcher.withLock { $0.seen = try $0.connection?.dataVersion() ?? $0.seen }
-            return try SQLiteReadSnapshot(pool: pool)
+            let snapshot = try SQLiteReadSnapshot(pool: pool)
+            generationSnapshots.withLock { snapshots in
+                snapshots.removeAll { $0.snapshot == nil }
+                snapshots.append(WeakReadSnapshot(snapshot: snapshot))
+            }
+            return snapshot
         }
+    }
+
+    /// `PRAGMA data_version` as the watcher reads it now: it moves with every commit of another
+    /// connection, the store's writer's included.
+    func dataVersionNow() throws -> Int64? {
+        try watcher.withLock { try $0.connection?.dataVersion() }
     }
 
     /// Whether `PRAGMA data_version` moved since the last snapshot began: another connection

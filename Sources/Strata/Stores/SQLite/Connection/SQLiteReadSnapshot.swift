@@ -10,6 +10,17 @@ package final class SQLiteReadSnapshot: Sendable {
     /// Begins a read transaction on a connection from `pool` and reads once, which is what
     /// fixes the snapshot (a `BEGIN` alone takes no lock until the first read).
     package init(pool: SQLiteConnectionPool) throws {
+        self.connection = ThreadLocked(try Self.beginRead(on: pool))
+        self.pool = pool
+    }
+
+    deinit {
+        guard let connection = connection.withLock({ $0.take() }) else { return }
+        Self.endRead(on: connection, pool: pool)
+    }
+
+    /// A connection of `pool` in a read transaction that has read, so is pinned.
+    private static func beginRead(on pool: SQLiteConnectionPool) throws -> SQLiteConnection {
         let connection = try pool.take()
         try connection.execute("BEGIN DEFERRED")
         do {
@@ -18,14 +29,31 @@ package final class SQLiteReadSnapshot: Sendable {
             try? connection.execute("ROLLBACK")
             throw error
         }
-        self.connection = ThreadLocked(connection)
-        self.pool = pool
+        return connection
     }
 
-    deinit {
-        guard let connection = connection.withLock({ $0.take() }) else { return }
+    private static func endRead(on connection: SQLiteConnection, pool: SQLiteConnectionPool) {
         try? connection.execute("ROLLBACK")
         pool.giveBack(connection)
+    }
+
+    /// Moves the snapshot to a read transaction begun now, unless `changed` (asked once the new
+    /// one is pinned) says that something was committed since the caller knew the database to be
+    /// as this snapshot sees it: the snapshot then sees the same database, from a transaction
+    /// that began after the write-ahead log was last checkpointed, so does not keep the log from
+    /// restarting. `false`, and the snapshot as it was, otherwise.
+    package func renew(unless changed: () throws -> Bool) throws -> Bool {
+        try connection.withLock { connection in
+            guard let old = connection else { return false }
+            let renewed = try Self.beginRead(on: pool)
+            guard try !changed() else {
+                Self.endRead(on: renewed, pool: pool)
+                return false
+            }
+            Self.endRead(on: old, pool: pool)
+            connection = renewed
+            return true
+        }
     }
 
     /// Runs `body` with the snapshot's connection, one caller at a time.
