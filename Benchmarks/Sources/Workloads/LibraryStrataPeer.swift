@@ -57,7 +57,7 @@ public enum LibraryStrataPeer {
 
     public static func open(_ url: URL) async throws -> ManagedObjectContext {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try await coordinator.addPersistentStore(type: StrataPeer.storeType(of: url), at: url)
+        try await coordinator.addPersistentStore(type: StrataPeer.storeType(of: url), at: url, options: StrataPeer.storeOptions(of: url))
         return ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
     }
 

@@ -14,7 +14,7 @@ extension StrataPeer {
     /// Workload 9: every record inserted by one batch insert request into a new store.
     public static func batchInsert(_ objects: [[String: any Sendable]], at url: URL) async throws {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try await coordinator.addPersistentStore(type: storeType(of: url), at: url)
+        try await coordinator.addPersistentStore(type: storeType(of: url), at: url, options: storeOptions(of: url))
         let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
         let request = BatchInsertRequest(entityName: "Person", objects: objects)
         _ = try await context.perform { try $0.execute(request) }

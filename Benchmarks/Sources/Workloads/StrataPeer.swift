@@ -63,7 +63,7 @@ public enum StrataPeer {
     /// `records` at once, saving after every `batch` people.
     public static func insertConcurrently(_ records: [PersonRecord], workers: Int, batch: Int, at url: URL) async throws {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try await coordinator.addPersistentStore(type: storeType(of: url), at: url)
+        try await coordinator.addPersistentStore(type: storeType(of: url), at: url, options: storeOptions(of: url))
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0..<workers {
                 group.addTask {
@@ -137,7 +137,7 @@ public enum StrataPeer {
         _ url: URL, concurrencyType: ManagedObjectContext.ConcurrencyType = .privateQueue
     ) async throws -> ManagedObjectContext {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try await coordinator.addPersistentStore(type: storeType(of: url), at: url)
+        try await coordinator.addPersistentStore(type: storeType(of: url), at: url, options: storeOptions(of: url))
         return ManagedObjectContext(concurrencyType: concurrencyType, persistentStoreCoordinator: coordinator)
     }
 
@@ -201,6 +201,15 @@ public enum StrataPeer {
             return .postgreSQL
         }
         return url.pathExtension == "sqlite" ? .sqlite : .binary
+    }
+
+    /// The options a workload opens the store at `url` with: on SQLite, `synchronous = NORMAL`,
+    /// the durability GRDB sets in WAL mode and the C API peer sets by hand, so that a save is
+    /// measured against its peers' with the same syncs (the store's default, SQLite's `FULL`,
+    /// syncs the WAL at every commit: one `fdatasync` more per save).
+    static func storeOptions(of url: URL) -> [String: any Sendable] {
+        guard storeType(of: url) == .sqlite else { return [:] }
+        return [PersistentStoreOption.sqlitePragmas: ["synchronous": "NORMAL"] as [String: any Sendable]]
     }
 
     /// A new PostgreSQL store on the benchmark server, in a schema of its own.
