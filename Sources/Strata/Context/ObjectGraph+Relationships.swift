@@ -5,9 +5,9 @@ extension ObjectGraph {
     /// every object that joins or leaves in step with it.
     func setTargets(_ targets: OrderedSet<ManagedObjectID>, of source: ManagedObject, at index: Int) {
         source.willAccessValues()
-        let relationship = source.layout.relationships[index]
+        guard source.layout.relationships[index].isToMany else { return setTarget(targets.first, of: source, at: index) }
         let old = OrderedSet(source.storage.relationships[index].objectIDs)
-        let new: RelationshipTargets = relationship.isToMany ? .toMany(targets) : .toOne(targets.first)
+        let new = RelationshipTargets.toMany(targets)
         guard source.storage.relationships[index] != new else { return }
         willChange(source)
         source.storage.relationships[index] = new
@@ -21,6 +21,21 @@ extension ObjectGraph {
         for added in new.objectIDs where !old.contains(added) {
             link(object(for: added), at: inverseIndex, to: source, forwardIndex: index)
         }
+    }
+
+    /// ``setTargets(_:of:at:)`` for a to-one relationship, with no set made for its one target
+    /// (a new object's to-one set: 3% of inserting 100,000 people with their managers).
+    private func setTarget(_ target: ManagedObjectID?, of source: ManagedObject, at index: Int) {
+        let old: ManagedObjectID? = if case .one(let id) = source.storage.relationships[index].read { id } else { nil }
+        let new = RelationshipTargets.toOne(target)
+        guard source.storage.relationships[index] != new else { return }
+        willChange(source)
+        source.storage.relationships[index] = new
+        didChange(source)
+
+        guard let inverseIndex = source.layout.inverseSlots[index] else { return }
+        if let old, old != target { remove(source.objectID, from: object(for: old), at: inverseIndex) }
+        if let target, target != old { link(object(for: target), at: inverseIndex, to: source, forwardIndex: index) }
     }
 
     /// Takes `id` out of one relationship of `object`, without touching any inverse.
