@@ -164,6 +164,37 @@ import Testing
         }
     }
 
+    /// A neighbour's books, their rows read with another author's batch, take those rows when
+    /// their author's relationship gives them, as a batch's objects take theirs: faults that
+    /// fire from the row read (the row cache, FetchedFaultTests), without asking the store
+    /// again. Another context's later save reaches them as it reaches a fetched fault: with
+    /// `stalenessInterval = 0`, or when the context refreshes them.
+    @Test(arguments: incremental)
+    func aNeighboursBooksHoldTheRowsTheBatchRead(_ kind: StoreKind) async throws {
+        let coordinator = try await Self.shelf(kind)
+        let reader = backgroundContext(coordinator)
+        try await reader.perform { context in
+            let authors = try Self.authorsByName(in: context)
+            _ = authors[0].books.first?.title
+            let second = Array(authors[1].books)
+            #expect(second.allSatisfy { $0.isFault })
+            #expect(Self.holdingValues(second) == 6, "each holds the row the first author's batch read")
+        }
+        try await backgroundContext(coordinator).perform { context in
+            let books = try context.fetch(FetchRequest<Book>(predicate: try FetchPredicate(format: "pages == 12 OR pages == 13")))
+            for book in books { book.title = "Renamed" }
+            try context.save()
+        }
+        try await reader.perform { context in
+            let second = Array(try Self.authorsByName(in: context)[1].books).sorted { $0.pages < $1.pages }
+            #expect(second.map(\.title) == (0..<6).map { "Book 1-\($0)" }, "fired from the rows read before the save")
+            context.refresh(second[3], mergeChanges: false)
+            context.stalenessInterval = 0
+            #expect(second[3].title == "Renamed", "a refreshed object reads the store")
+            #expect(second[2].title == "Book 1-2", "a fired object keeps its values until refreshed")
+        }
+    }
+
     /// A child context reads its parent's unsaved change of a neighbour's book, whatever the
     /// batch of another author's books read from the store.
     @Test(arguments: incremental)

@@ -79,6 +79,16 @@ struct Generation: Sendable {
         return ids.filter { !held.contains($0) }
     }
 
+    /// The rows of those of `ids` in incremental stores that were read through this generation
+    /// already (a neighbour's batch read them); reads nothing.
+    func rowsRead(_ ids: [ManagedObjectID]) -> [ManagedObjectID: Row] {
+        var rows: [ManagedObjectID: Row] = [:]
+        for (store, ids) in ids.groupedByStore() {
+            if let snapshot = snapshots[store] { rows.merge(snapshot.rowsRead(ids)) { first, _ in first } }
+        }
+        return rows
+    }
+
     /// ``row(for:)`` where it is stored, for a commit's checks: reading a version or one
     /// relationship of a row in a table's columns makes no ``Row``.
     func storedRow(for id: ManagedObjectID) -> StoredRow? {

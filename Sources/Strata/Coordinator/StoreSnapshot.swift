@@ -55,6 +55,15 @@ final class StoreSnapshot: Sendable {
         cache.withLock { cache in Set(ids.filter { cache[$0] != nil }) }
     }
 
+    /// The rows of those of `ids` read through this snapshot already; reads nothing.
+    func rowsRead(_ ids: [ManagedObjectID]) -> [ManagedObjectID: Row] {
+        cache.withLock { cache in
+            var rows: [ManagedObjectID: Row] = [:]
+            for id in ids { if let row = cache[id] { rows[id] = row } }
+            return rows
+        }
+    }
+
     /// The rows of `ids`, read together (a query per 200 objects and entity on SQLite, and
     /// hierarchy on PostgreSQL), not kept here; those read through this snapshot already are taken from the
     /// cache. A store that fails to read says why in the log; those objects are left out, and

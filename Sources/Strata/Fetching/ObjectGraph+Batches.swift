@@ -78,8 +78,16 @@ extension ObjectGraph {
             if waitsForItsRow(object) { waiting.append(id) }
         }
         guard !waiting.isEmpty else { return objects }
-        // A neighbour's batch may have read them already: they fire from the generation.
-        waiting = generation.notReadYet(waiting)
+        // A neighbour's batch may have read them already: they take those rows now, as a batch's
+        // objects take theirs, and fire from them (Core Data's row cache). Left in the generation,
+        // each fault fired later took the latest generation for itself, which asks the store
+        // whether another connection committed: 12% of walking 5,000 authors' books on SQLite.
+        let read = generation.rowsRead(waiting)
+        if !read.isEmpty {
+            let now = DispatchTime.now().uptimeNanoseconds
+            for object in objects { if let row = read[object.objectID] { object.cache(.row(row), at: now) } }
+            waiting = waiting.filter { read[$0] == nil }
+        }
         guard !waiting.isEmpty else { return objects }
         let alongside = waiting.count < ReferenceChunks.size
             ? relationshipNeighbours(of: owner, at: index, room: ReferenceChunks.size - waiting.count, excluding: Set(waiting)) : []
