@@ -63,6 +63,21 @@ import Testing
         #expect(try await backgroundContext(reopened).perform { try $0.count(for: FetchRequest<Tag>()) } == 200, "every save is in the file")
     }
 
+    /// Batch requests write through the same writer, and restart the log as saves do: a store
+    /// written to by batch inserts alone keeps its log short too.
+    @Test func batchInsertsAloneRestartTheLog() async throws {
+        let url = try Self.newStoreURL()
+        let coordinator = try await Self.coordinator(at: url)
+        let context = backgroundContext(coordinator)
+        for number in 0..<200 {
+            try await context.perform { context in
+                _ = try context.execute(BatchInsertRequest(entityName: "Tag", objects: [["label": "tag \(number)"]]))
+            }
+        }
+        #expect(try await context.perform { try $0.count(for: FetchRequest<Tag>()) } == 200)
+        #expect(try Self.logFrames(of: url) < Int64(4 * Self.threshold))
+    }
+
     /// A context pinned to an old generation (Core Data's `setQueryGenerationFrom(.current)`)
     /// keeps reading it: its read transaction holds the log, which restarts once it lets go.
     @Test func aPinnedGenerationKeepsItsViewAndTheLogUntilItLetsGo() async throws {

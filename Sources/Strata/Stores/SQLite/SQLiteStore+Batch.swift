@@ -12,6 +12,7 @@ extension SQLiteStore {
         guard let writer,
             let update = try RelationalBatchUpdate(request, names: names, mapping: mapping, store: identifier, dialect: .sqlite)
         else { return nil }
+        restartLogIfDue(writer: writer)
         return try sqlite {
             try writer.writeTransaction { () -> [ManagedObjectID]? in
                 guard let changed = try update.run(on: SQLiteRelationalConnection(writer)) else { return nil }

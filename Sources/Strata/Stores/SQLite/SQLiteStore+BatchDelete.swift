@@ -10,6 +10,7 @@ extension SQLiteStore {
         guard let writer, let delete = RelationalBatchDelete(request, names: names, mapping: mapping, store: identifier, dialect: .sqlite) else {
             return nil
         }
+        restartLogIfDue(writer: writer)
         return try sqlite {
             try writer.writeTransaction { () -> [ManagedObjectID]? in
                 let connection = SQLiteRelationalConnection(writer)

@@ -10,6 +10,7 @@ extension SQLiteStore {
         guard let writer, let entity = mapping.entities[layout.name], layout.uniquenessConstraints.isEmpty else { return nil }
         let references = try takeReferenceNumbers(rootEntity: layout.rootEntityName, count: rows.count)
         let ids = references.map { objectID(entity: layout.name, reference: $0) }
+        restartLogIfDue(writer: writer)
         try sqlite {
             try writer.writeTransaction {
                 let insert = try writer.statement(entity.insertSQL)

@@ -284,6 +284,7 @@ extension SQLiteStore {
         guard let writer else {
             throw PersistenceError(.readOnlyStore, "the store \(identifier) is read-only: its history cannot be deleted")
         }
+        restartLogIfDue(writer: writer)
         return try sqlite {
             try writer.writeTransaction {
                 guard try Self.hasHistoryTables(writer) else { return 0 }
