@@ -22,7 +22,8 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
     // Sendable by proof: `writer` and `state` are touched only on the coordinator's serial
     // queue (the add, save and ID calls of the IncrementalStore contract); reads from contexts'
     // threads go through a snapshot (its own lock), `watcher` and `referenceSelects` (locks)
-    // and `spaceCache` (Sendable); `mapping`, `fileURL` and `pool` are immutable or Sendable.
+    // and `spaceCache` (Sendable); `mapping`, `fileURL` and `pool` are immutable or Sendable;
+    // `logFrames` and `generationSnapshots` are locks, `logFramesBeforeRestart` immutable.
 
     /// The connection saves write through; `nil` for a store added read-only, and once removed.
     private(set) var writer: SQLiteConnection?
