@@ -11,16 +11,15 @@ import Logging
 /// finish (two `fsync`s): one-object saves went from 0.3 ms to 0.55 ms.
 ///
 /// So the writer counts the log's frames in place of the automatic checkpoint
-/// (``SQLiteConnection/countLogFrames(into:)``), and a write that finds the log past its
-/// threshold (`wal_autocheckpoint`, 1,000 frames unless the store's pragmas say otherwise: a
-/// save, a batch request, a deletion of history) first copies
-/// the log into the database, then moves each generation's snapshot to a read transaction begun
-/// after the copy. That one sees the same database when nothing was committed between (the
-/// watcher's `data_version` has not moved), and reads the database file alone; the write then
-/// starts the log over. When a context keeps an older generation, or another process commits
-/// or reads, the log goes on and the next write tries again, as SQLite's checkpoint would. (The
-/// reference numbers a save takes and the metadata it writes alone are small writes that a save
-/// follows.)
+/// (``SQLiteConnection/countLogFrames(into:)``), and a write (a save, a batch request, a
+/// deletion of history) that finds the log past its threshold (`wal_autocheckpoint`: 1,000
+/// frames unless the store's pragmas say otherwise) first copies the log into the database, then
+/// moves each generation's snapshot to a read transaction begun after the copy. That one sees
+/// the same database when nothing was committed between (the watcher's `data_version` has not
+/// moved), and reads the database file alone; the write then starts the log over. When a
+/// context keeps an older generation, or another process commits or reads, the log goes on and
+/// the next write tries again, as SQLite's checkpoint would. (The reference numbers a save
+/// takes and the metadata it writes alone are small writes that a save follows.)
 extension SQLiteStore {
     /// Before a write: when the log is past its threshold, lets the write start it over (above).
     func restartLogIfDue(writer: SQLiteConnection) {
@@ -32,7 +31,7 @@ extension SQLiteStore {
                 guard try snapshot.renew(unless: { try dataVersionNow() != before }) else { return }
             }
         } catch {
-            // The save goes on: the log stays as it is until a later save restarts it.
+            // The write goes on: the log stays as it is until a later write restarts it.
             Logger(label: "strata.sqlite-store").warning(
                 "cannot checkpoint the write-ahead log", metadata: ["store": "\(identifier)", "error": "\(error)"])
         }
