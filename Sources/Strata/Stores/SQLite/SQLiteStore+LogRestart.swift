@@ -11,7 +11,7 @@ import Logging
 /// finish (two `fsync`s): one-object saves went from 0.3 ms to 0.55 ms.
 ///
 /// So the writer counts the log's frames in place of the automatic checkpoint
-/// (``SQLiteConnection/countLogFrames(into:)``), and a write (a save, a batch request, a
+/// (``SQLiteConnection/countLogFrames()``), and a write (a save, a batch request, a
 /// deletion of history) that finds the log past its threshold (`wal_autocheckpoint`: 1,000
 /// frames unless the store's pragmas say otherwise) first copies the log into the database, then
 /// moves each generation's snapshot to a read transaction begun after the copy. That one sees
@@ -23,7 +23,7 @@ import Logging
 extension SQLiteStore {
     /// Before a write: when the log is past its threshold, lets the write start it over (above).
     func restartLogIfDue(writer: SQLiteConnection) {
-        guard logFramesBeforeRestart > 0, logFrames.withLock({ $0 }) >= logFramesBeforeRestart else { return }
+        guard logFramesBeforeRestart > 0, writer.logFrames.withLock({ $0 }) >= logFramesBeforeRestart else { return }
         do {
             guard let before = try dataVersionNow(), writer.checkpointWithoutWaiting() else { return }
             let snapshots = generationSnapshots.withLock { $0.compactMap(\.snapshot) }

@@ -23,7 +23,7 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
     // queue (the add, save and ID calls of the IncrementalStore contract); reads from contexts'
     // threads go through a snapshot (its own lock), `watcher` and `referenceSelects` (locks)
     // and `spaceCache` (Sendable); `mapping`, `fileURL` and `pool` are immutable or Sendable;
-    // `logFrames` and `generationSnapshots` are locks, `logFramesBeforeRestart` immutable.
+    // `generationSnapshots` is a lock, `logFramesBeforeRestart` immutable.
 
     /// The connection saves write through; `nil` for a store added read-only, and once removed.
     private(set) var writer: SQLiteConnection?
@@ -39,8 +39,6 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
     let spaceCache: ObjectIDSpaceCache
     /// The statements that read rows by reference, by entity and number of references.
     let referenceSelects = ThreadLocked<[ReferenceSelectKey: String]>([:])
-    /// The frames in the write-ahead log after the writer's last commit (``SQLiteStore/restartLogIfDue(writer:)``).
-    let logFrames = ThreadLocked(0)
     /// The log's length, in frames, past which a save first restarts it: the writer's
     /// `wal_autocheckpoint` (0 when the store's pragmas turn it off).
     let logFramesBeforeRestart: Int
@@ -93,7 +91,7 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
             if let writer { try pragmas.apply(to: writer) }
             try pragmas.apply(to: watcher)
             logFramesBeforeRestart = try writer?.automaticCheckpointPages() ?? 0
-            writer?.countLogFrames(into: logFrames)
+            writer?.countLogFrames()
             self.writer = writer
             self.watcher = ThreadLocked((watcher, 0))
             // A store that exists is read where its file keeps each join table.

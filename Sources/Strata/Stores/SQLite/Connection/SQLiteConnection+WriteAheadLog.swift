@@ -4,19 +4,18 @@ import CSQLite
 /// the store decides (``SQLiteStore`` restarts the log itself, because its pinned snapshots
 /// keep SQLite's automatic checkpoint from ever restarting it).
 extension SQLiteConnection {
-    /// After each commit of this connection, sets `frames` to the number of frames in the
+    /// After each commit of this connection, sets ``logFrames`` to the number of frames in the
     /// write-ahead log. This takes the place of SQLite's automatic checkpoint on this connection
     /// (`sqlite3_wal_hook` replaces it): the caller checkpoints.
-    ///
-    /// `frames` must outlive the connection (the hook holds it unretained).
-    func countLogFrames(into frames: ThreadLocked<Int>) {
+    func countLogFrames() {
+        // Unretained: `logFrames` is the connection's, freed only after `deinit` has closed it.
         sqlite3_wal_hook(
             handle,
             { context, _, _, count in
                 guard let context else { return SQLITE_OK }
                 Unmanaged<ThreadLocked<Int>>.fromOpaque(context).takeUnretainedValue().withLock { $0 = Int(count) }
                 return SQLITE_OK
-            }, Unmanaged.passUnretained(frames).toOpaque())
+            }, Unmanaged.passUnretained(logFrames).toOpaque())
     }
 
     /// The automatic checkpoint's threshold in pages (`PRAGMA wal_autocheckpoint`, SQLite's

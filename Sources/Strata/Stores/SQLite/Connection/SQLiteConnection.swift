@@ -15,6 +15,10 @@ package final class SQLiteConnection: @unchecked Sendable {
     let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
     package let url: URL
+    /// The frames in the write-ahead log after this connection's last commit, once
+    /// ``countLogFrames()`` is on. The connection's own, so that it lasts as long as the hook
+    /// that writes it (a stored property outlives `deinit`'s close).
+    let logFrames = ThreadLocked(0)
 
     /// Opens the database at `url`; `create` makes the file when it is missing.
     ///
