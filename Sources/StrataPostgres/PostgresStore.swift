@@ -28,9 +28,9 @@ import Strata
 /// - Reference numbers come from `Z_PRIMARYKEY`, in a statement of their own: never handed out
 ///   twice, by any server.
 public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @unchecked Sendable {
-    // Sendable by proof: every mutable part is in `state` or `selectStatements` (locks) or is a
-    // Sendable pool, listener or cache; reads come from contexts' threads, saves one at a time
-    // on the coordinator's queue.
+    // Sendable by proof: every mutable part is in `state`, `selectStatements` or
+    // `snapshotIdleTime` (locks) or is a Sendable pool, listener or cache; reads come from
+    // contexts' threads, saves one at a time on the coordinator's queue.
 
     /// Registers the store class with the coordinator, for ``Strata/StoreType/postgreSQL``.
     public static func register() {
@@ -58,6 +58,10 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
     /// store's tables are at: a save checks it, so that a server still on an older model never
     /// writes to tables another server migrated.
     let modelChecksum: String
+    /// How many seconds a generation's snapshot keeps its transaction once no context holds the
+    /// generation (``PostgresSnapshot``): long enough that reads following one another share it,
+    /// short against a server's `idle_in_transaction_session_timeout`.
+    let snapshotIdleTime = ThreadLocked(1.0)
     /// Saves retried after a serialization failure or deadlock, at most.
     static let saveAttempts = 5
 
@@ -383,7 +387,7 @@ public final class PostgresStore: IncrementalStore, PackageIncrementalStore, @un
             state.snapshotChange = state.latestChange
             state.reconnected = false
         }
-        return PostgresSnapshot(pool: pool, logger: logger)
+        return PostgresSnapshot(pool: pool, changeTable: schema.table("Z_METADATA"), idleTime: snapshotIdleTime, logger: logger)
     }
 
     package var hasChangesFromOutside: Bool {

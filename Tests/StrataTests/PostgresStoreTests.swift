@@ -483,6 +483,7 @@ struct PostgresStoreTests {
         _ = try await Self.open("a@example.com", balance: 1, in: coordinator)
         let store = try #require(coordinator.persistentStores.first as? PostgresStore)
         let snapshot = try #require(try store.newSnapshot() as? PostgresSnapshot)
+        snapshot.contextsBeganHolding()  // as a context reading it does: no idle release between reads
         let count = "SELECT count(*), pg_backend_pid() FROM \"\(schema)\".\"ZACCOUNT\""
         func read(_ connection: PostgresConnection) throws -> (count: Int64, backend: Int64) {
             let cells = try #require(try connection.rows(count, logger: Logger(label: "test")).first).makeRandomAccess()

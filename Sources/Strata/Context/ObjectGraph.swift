@@ -16,14 +16,16 @@ final class ObjectGraph {
     /// fetch never sees half of another context's save.
     var generation: Generation {
         get {
-            if let pinned { return pinned }
+            if let pinned { return pinned.generation }
             let latest = pinParent() ?? coordinator.latestGeneration()
-            pinned = latest
+            pinned = GenerationHold(latest)
             return latest
         }
-        set { pinned = newValue }
+        set { pinned = GenerationHold(newValue) }
     }
-    private var pinned: Generation?
+    /// The generation the context holds, for one read or pinned: its stores' snapshots know
+    /// that a context holds it (see ``IncrementalStoreSnapshot/contextsStoppedHolding()``).
+    private var pinned: GenerationHold?
     /// Whether the context keeps one query generation across reads (Core Data's
     /// `setQueryGenerationFrom(.current)`), rather than taking the latest at each.
     var pinsQueryGeneration = false

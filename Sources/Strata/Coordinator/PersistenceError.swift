@@ -67,7 +67,9 @@ public struct PersistenceError: Error, Hashable, Sendable, CustomStringConvertib
         /// would drop them. Nothing was written; refresh the object and make the change again.
         /// Core Data raises at the use itself ("could not fulfill a fault").
         public static let faultNotFulfilled = Code(.faultNotFulfilled)
-        /// A query generation that is neither the context's nor the current one.
+        /// A query generation that is neither the context's nor the current one, or one whose
+        /// state its store can no longer read: a PostgreSQL store's generation whose transaction
+        /// the server ended, with saves since. Unpin the context (or refresh it) to read on.
         public static let unavailableGeneration = Code(.unavailableGeneration)
 
         public var description: String { base.rawValue }

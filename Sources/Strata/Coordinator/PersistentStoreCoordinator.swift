@@ -60,10 +60,12 @@ public actor PersistentStoreCoordinator {
 
     /// The latest generation, with what other processes committed to incremental stores since:
     /// what a context pins when it starts to read. A store that changed outside this coordinator
-    /// gets a new snapshot, in a new generation; when none did, this is ``currentGeneration``.
+    /// gets a new snapshot, in a new generation, as does one whose snapshot let its state go
+    /// while no context held it (``IncrementalStoreSnapshot/isReleased``); when none did, this
+    /// is ``currentGeneration``.
     nonisolated func latestGeneration() -> Generation {
         let current = currentGeneration
-        guard current.snapshots.values.contains(where: { $0.store.hasOutsideChanges }) else { return current }
+        guard current.snapshots.values.contains(where: { $0.store.hasOutsideChanges || $0.snapshot.isReleased }) else { return current }
         do {
             return try executor.runSynchronously {
                 try self.assumeIsolated { try $0.takeOutsideChanges() }
@@ -74,14 +76,17 @@ public actor PersistentStoreCoordinator {
         }
     }
 
-    /// Starts a generation with new snapshots of the incremental stores that changed outside,
-    /// and announces those changes for the stores that post remote changes.
+    /// Starts a generation with new snapshots of the incremental stores that changed outside
+    /// or let their snapshot go, and announces the changes for the stores that post remote changes.
     func takeOutsideChanges() throws -> Generation {
         var fresh: [String: StoreSnapshot] = [:]
         var changed: [IncrementalStore] = []
-        for store in persistentStores.compactMap({ $0 as? IncrementalStore }) where store.hasOutsideChanges {
+        let released = Set(currentGeneration.snapshots.filter { $0.value.snapshot.isReleased }.keys)
+        for store in persistentStores.compactMap({ $0 as? IncrementalStore }) {
+            let hasOutsideChanges = store.hasOutsideChanges
+            guard hasOutsideChanges || released.contains(store.identifier) else { continue }
             fresh[store.identifier] = try StoreSnapshot(store: store)
-            changed.append(store)
+            if hasOutsideChanges { changed.append(store) }
         }
         let generation = published.withLock { state in
             if !fresh.isEmpty { state.generation = state.generation.next(replacing: fresh) }

@@ -8,11 +8,31 @@ final class StoreSnapshot: Sendable {
     let store: IncrementalStore
     let snapshot: any IncrementalStoreSnapshot
     private let cache = ThreadLocked<[ManagedObjectID: Row]>([:])
+    /// How many contexts hold a generation with this snapshot (``hold()``).
+    private let holders = ThreadLocked(0)
     private static let logger = Logger(label: "strata.store-snapshot")
 
     init(store: IncrementalStore) throws {
         self.store = store
         snapshot = try store.newSnapshot()
+    }
+
+    /// A context holds a generation with this snapshot, to read it or pinned to it: the store's
+    /// snapshot is told when the first begins (``IncrementalStoreSnapshot/contextsBeganHolding()``).
+    func hold() {
+        holders.withLock { count in
+            count += 1
+            if count == 1 { snapshot.contextsBeganHolding() }
+        }
+    }
+
+    /// A context let go of a generation with this snapshot: the store's snapshot is told when
+    /// the last has (``IncrementalStoreSnapshot/contextsStoppedHolding()``).
+    func letGo() {
+        holders.withLock { count in
+            count -= 1
+            if count == 0 { snapshot.contextsStoppedHolding() }
+        }
     }
 
     /// The stored row of an object, or `nil` when the store has no such object. A store that
