@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import Testing
 
 /// Predicates as Core Data code builds them from arguments (issue 33): `%K` inside key paths
@@ -38,6 +39,44 @@ import Testing
                 try context.fetch(FetchRequest<Book>(predicate: predicate)).map(\.title).sorted()
             }
             #expect(titles == test.matches.sorted(), "\(test.format)")
+        }
+    }
+
+    /// Code builds one predicate with new arguments in a loop; the parser keeps the tokens of
+    /// formats it lexed lately. Each parse still takes its own arguments, of whatever type.
+    @Test func oneFormatTakesNewArgumentsAtEachParse() throws {
+        var generator = SplitMix64(seed: 0x5EED_F0)
+        for round in 0..<500 {
+            let format = ["title == %@", "pages > %@ AND title != %@", "%K == %@"][round % 3]
+            let text = String((0..<Int.random(in: 0...12, using: &generator)).map { _ in "ab\"é %@".randomElement(using: &generator)! })
+            let number = Int.random(in: -1_000_000...1_000_000, using: &generator)
+            let value: any Sendable = [text, number, Int8(truncatingIfNeeded: number), Double(number) / 8, number % 2 == 0][round % 5]
+            let expected: PredicateValue =
+                switch value {
+                case let value as String: .string(value)
+                case let value as Int: .integer(Int64(value))
+                case let value as Int8: .integer(Int64(value))
+                case let value as Double: .double(value)
+                case let value as Bool: .bool(value)
+                default: .null
+                }
+            switch round % 3 {
+            case 0:
+                #expect(try FetchPredicate(format: format, value) == .compare(.keyPath("title"), .equal, .constant(expected)))
+            case 1:
+                #expect(
+                    try FetchPredicate(format: format, value, text)
+                        == .and([.compare(.keyPath("pages"), .greaterThan, .constant(expected)), .compare(.keyPath("title"), .notEqual, .constant(.string(text)))]))
+            default:
+                #expect(try FetchPredicate(format: format, "pages", value) == .compare(.keyPath("pages"), .equal, .constant(expected)))
+            }
+        }
+    }
+
+    @Test func aFormatThatDoesNotParseFailsAtEachParse() {
+        for _ in 0..<3 {
+            #expect(throws: FetchPredicateError.self) { try FetchPredicate(format: "title == \"open", "x") }
+            #expect(throws: FetchPredicateError.self) { try FetchPredicate(format: "title == %@ AND", "x") }
         }
     }
 

@@ -8,7 +8,7 @@ struct PredicateParser {
     private let keepsPlaceholders: Bool
 
     init(format: String, arguments: [Any], keepsPlaceholders: Bool = false) throws {
-        tokens = try PredicateLexer.tokenize(format)
+        tokens = try PredicateLexer.tokens(of: format)
         self.arguments = arguments
         self.keepsPlaceholders = keepsPlaceholders
     }
@@ -177,16 +177,18 @@ struct PredicateParser {
         }
     }
 
+    /// The comparison operators, by how a format writes them.
+    private static let operators: [String: FetchPredicate.Operator] = [
+        "==": .equal, "=": .equal, "!=": .notEqual, "<>": .notEqual, "<": .lessThan, "<=": .lessThanOrEqual,
+        "=<": .lessThanOrEqual, ">": .greaterThan, ">=": .greaterThanOrEqual, "=>": .greaterThanOrEqual,
+        "BEGINSWITH": .beginsWith, "ENDSWITH": .endsWith, "CONTAINS": .contains, "LIKE": .like, "MATCHES": .matches,
+        "IN": .in, "BETWEEN": .between,
+    ]
+
     private mutating func parseOperator() -> FetchPredicate.Operator? {
-        let map: [String: FetchPredicate.Operator] = [
-            "==": .equal, "=": .equal, "!=": .notEqual, "<>": .notEqual, "<": .lessThan, "<=": .lessThanOrEqual,
-            "=<": .lessThanOrEqual, ">": .greaterThan, ">=": .greaterThanOrEqual, "=>": .greaterThanOrEqual,
-            "BEGINSWITH": .beginsWith, "ENDSWITH": .endsWith, "CONTAINS": .contains, "LIKE": .like, "MATCHES": .matches,
-            "IN": .in, "BETWEEN": .between,
-        ]
         switch current.kind {
         case .symbol(let symbol), .keyword(let symbol):
-            guard let op = map[symbol] else { return nil }
+            guard let op = Self.operators[symbol] else { return nil }
             _ = advance()
             return op
         default:

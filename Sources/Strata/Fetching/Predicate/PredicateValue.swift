@@ -20,6 +20,20 @@ public enum PredicateValue: Sendable, Hashable {
     ///
     /// - Throws: ``FetchPredicateError`` with code `.badArgument` for a value a predicate cannot hold.
     public init(argument value: Any?) throws {
+        // The commonest arguments by their exact type first, as the cases below would take
+        // them: a cast that fails searches the runtime's conformances, a dozen of them before
+        // a string's case.
+        if let value {
+            let type = Swift.type(of: value)
+            if type == String.self, let string = value as? String {
+                self = .string(string)
+                return
+            }
+            if type == Int.self, let integer = value as? Int {
+                self = .integer(Int64(integer))
+                return
+            }
+        }
         switch value {
         case nil, is NSNull: self = .null
         // An `NSNumber` itself (Core Data code passes them to `%@`), by what it holds: before
