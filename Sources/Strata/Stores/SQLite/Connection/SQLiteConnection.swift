@@ -61,7 +61,14 @@ package final class SQLiteConnection: @unchecked Sendable {
 
     static let cachedStatementLimit = 256
 
-    /// Runs one or more statements that take no parameters (DDL, pragmas, `BEGIN`).
+    /// Runs a statement that takes no parameters and returns no rows, prepared once for the
+    /// connection (`BEGIN`, `COMMIT`, `ROLLBACK`): ``execute(_:)`` prepares at each call, a
+    /// tenth of a one-object save's commit when it began and ended every transaction.
+    package func run(_ sql: String) throws {
+        try statement(sql).forEachRow { _ in }
+    }
+
+    /// Runs one or more statements that take no parameters (DDL, pragmas).
     package func execute(_ sql: String) throws {
         var message: UnsafeMutablePointer<CChar>?
         let result = sqlite3_exec(handle, sql, nil, nil, &message)
@@ -101,13 +108,13 @@ package final class SQLiteConnection: @unchecked Sendable {
     /// that a conflict with another writer shows at the start, not at the first write), committed
     /// when it returns and rolled back when it throws.
     package func writeTransaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
+        try run("BEGIN IMMEDIATE")
         do {
             let result = try body()
-            try execute("COMMIT")
+            try run("COMMIT")
             return result
         } catch {
-            if !isAutocommit { try? execute("ROLLBACK") }
+            if !isAutocommit { try? run("ROLLBACK") }
             throw error
         }
     }

@@ -22,18 +22,18 @@ package final class SQLiteReadSnapshot: Sendable {
     /// A connection of `pool` in a read transaction that has read, so is pinned.
     private static func beginRead(on pool: SQLiteConnectionPool) throws -> SQLiteConnection {
         let connection = try pool.take()
-        try connection.execute("BEGIN DEFERRED")
+        try connection.run("BEGIN DEFERRED")
         do {
             _ = try connection.scalar("SELECT count(*) FROM sqlite_master")
         } catch {
-            try? connection.execute("ROLLBACK")
+            try? connection.run("ROLLBACK")
             throw error
         }
         return connection
     }
 
     private static func endRead(on connection: SQLiteConnection, pool: SQLiteConnectionPool) {
-        try? connection.execute("ROLLBACK")
+        try? connection.run("ROLLBACK")
         pool.giveBack(connection)
     }
 

@@ -308,13 +308,13 @@ extension SQLiteStore {
         let pooled = writer == nil ? try pool.take() : nil
         defer { if let pooled { pool.giveBack(pooled) } }
         guard let connection = writer ?? pooled else { throw SQLiteError(extendedCode: 21, message: "the store has no connection") }
-        try connection.execute("BEGIN DEFERRED")
+        try connection.run("BEGIN DEFERRED")
         do {
             let result = try body(connection)
-            try connection.execute("COMMIT")
+            try connection.run("COMMIT")
             return result
         } catch {
-            if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
+            if !connection.isAutocommit { try? connection.run("ROLLBACK") }
             throw error
         }
     }
