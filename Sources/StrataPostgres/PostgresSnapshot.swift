@@ -1,4 +1,3 @@
-import Dispatch
 import Logging
 import NIOCore
 import PostgresNIO
@@ -32,8 +31,8 @@ final class PostgresSnapshot: IncrementalStoreSnapshot {
     private let logger: Logger
     /// `SELECT pg_export_snapshot(), (the store's Z_CHANGE)`: begins a state and says which.
     private let exportSQL: String
-    /// How long the snapshot keeps its transactions once no context holds its generation.
-    private let idleTime: ThreadLocked<Double>
+    /// When the transactions go once no context holds the generation.
+    private let idleRelease: IdleRelease
 
     private struct State {
         /// The exported snapshot's name, and the connection whose transaction exported it,
@@ -46,21 +45,15 @@ final class PostgresSnapshot: IncrementalStoreSnapshot {
         /// using.
         var connections: [PostgresConnection] = []
         var idle: [PostgresConnection] = []
-        /// Whether a context holds the generation, and whether its transactions were let go.
-        var isHeld = false
+        /// Whether the transactions were let go while no context held the generation.
         var isReleased = false
-        /// When the transactions may go, if no context holds the generation by then; and when
-        /// the check is scheduled for, if it is (one at a time: reads that follow one another
-        /// move `releaseDue` later, and the check schedules itself again).
-        var releaseDue = DispatchTime.now()
-        var checkScheduledFor: DispatchTime?
     }
     private let state = ThreadLocked(State())
 
     init(pool: PostgresConnectionPool, changeTable: String, idleTime: ThreadLocked<Double>, logger: Logger) {
         self.pool = pool
         self.logger = logger
-        self.idleTime = idleTime
+        idleRelease = IdleRelease(idleTime: idleTime)
         exportSQL = "SELECT pg_export_snapshot(), (SELECT \"Z_CHANGE\" FROM \(changeTable))"
     }
 
@@ -104,14 +97,11 @@ final class PostgresSnapshot: IncrementalStoreSnapshot {
     }
 
     func contextsBeganHolding() {
-        state.withLock { $0.isHeld = true }
+        idleRelease.held()
     }
 
     func contextsStoppedHolding() {
-        state.withLock { state in
-            state.isHeld = false
-            scheduleRelease(&state)
-        }
+        idleRelease.letGo { [weak self] in self?.releaseIfIdle() }
     }
 
     private func take() throws -> (connection: PostgresConnection, wasIdle: Bool) {
@@ -167,9 +157,9 @@ final class PostgresSnapshot: IncrementalStoreSnapshot {
     private func finished(_ connection: PostgresConnection) {
         state.withLock { state in
             if connection.isClosed { forget(connection, in: &state) } else { state.idle.append(connection) }
-            // A read no context held (a save's checks) begins transactions too: they go after it.
-            if !state.isHeld { scheduleRelease(&state) }
         }
+        // A read no context held (a save's checks) begins transactions too: they go after it.
+        idleRelease.readEnded { [weak self] in self?.releaseIfIdle() }
     }
 
     private func forget(_ connection: PostgresConnection, in state: inout State) {
@@ -178,28 +168,11 @@ final class PostgresSnapshot: IncrementalStoreSnapshot {
         if state.exporter === connection { (state.name, state.exporter) = (nil, nil) }
     }
 
-    private func scheduleRelease(_ state: inout State) {
-        guard !state.connections.isEmpty else { return }
-        state.releaseDue = .now() + idleTime.withLock { $0 }
-        scheduleReleaseCheck(&state)
-    }
-
-    private func scheduleReleaseCheck(_ state: inout State) {
-        if let scheduled = state.checkScheduledFor, scheduled <= state.releaseDue { return }
-        state.checkScheduledFor = state.releaseDue
-        DispatchQueue.global().asyncAfter(deadline: state.releaseDue) { [weak self] in self?.releaseIfIdle() }
-    }
-
-    /// Rolls back the snapshot's transactions once they are due, unless a context holds the
-    /// generation or a read runs (which schedules the release again when it ends).
+    /// Rolls back the snapshot's transactions, unless a context holds the generation or a read
+    /// runs (which schedules the release again when it ends).
     private func releaseIfIdle() {
         let released = state.withLock { state -> [PostgresConnection] in
-            state.checkScheduledFor = nil
-            guard !state.isHeld, !state.connections.isEmpty, state.idle.count == state.connections.count else { return [] }
-            guard state.releaseDue <= .now() else {
-                scheduleReleaseCheck(&state)
-                return []
-            }
+            guard !idleRelease.isHeld, !state.connections.isEmpty, state.idle.count == state.connections.count else { return [] }
             defer {
                 (state.connections, state.idle, state.name, state.exporter) = ([], [], nil, nil)
                 state.isReleased = true

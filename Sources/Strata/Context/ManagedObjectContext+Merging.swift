@@ -82,6 +82,8 @@ extension ManagedObjectContext {
     /// Strata holds registered objects strongly: a long-lived context that merges every save
     /// keeps a fault for each object others inserted, until ``reset()``.
     func merge(_ changes: ObjectIDChanges) {
+        // Like a read, a merge holds the generation only while it runs, unless the context is pinned.
+        defer { graph.endRead() }
         var refreshed: Set<ManagedObjectID> = []
         var touched: [ManagedObject] = []
         var elsewhere: Set<ManagedObjectID> = []

@@ -77,6 +77,10 @@ extension ManagedObjectContext {
     ///   or deleted the same objects since this context read them. Nothing is saved when it
     ///   throws, and the context keeps its changes.
     public func save() throws {
+        // An unpinned context moves to the latest generation at its next read: between reads
+        // it holds none, so that a store's snapshot can let go of its transaction (Core Data's
+        // unpinned contexts hold no read transaction between fetches).
+        defer { graph.endRead() }
         if graph.hasChanges { NotificationCenter.default.post(name: Self.willSaveObjectsNotification, object: self) }
         // What changed is announced before the save, as Core Data processes pending changes first.
         processPendingChanges()

@@ -350,8 +350,9 @@ final class ObjectGraph {
         if !pinsQueryGeneration { unpinGeneration() }
     }
 
-    /// Ends a read: an unpinned context lets its generation go, so that a context between reads
-    /// keeps no store snapshot (a SQLite read transaction) open.
+    /// Ends a read, a save or a merge: an unpinned context lets its generation go, so that a
+    /// context between reads holds no store snapshot, and the store's snapshot can end its
+    /// transaction once no context holds it (``IncrementalStoreSnapshot/contextsStoppedHolding()``).
     func endRead() {
         if !pinsQueryGeneration { unpinGeneration() }
     }

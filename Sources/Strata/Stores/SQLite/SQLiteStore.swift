@@ -23,7 +23,7 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
     // queue (the add, save and ID calls of the IncrementalStore contract); reads from contexts'
     // threads go through a snapshot (its own lock), `watcher` and `referenceSelects` (locks)
     // and `spaceCache` (Sendable); `mapping`, `fileURL` and `pool` are immutable or Sendable;
-    // `generationSnapshots` is a lock, `logFramesBeforeRestart` immutable.
+    // `generationSnapshots` and `snapshotIdleTime` are locks, `logFramesBeforeRestart` immutable.
 
     /// The connection saves write through; `nil` for a store added read-only, and once removed.
     private(set) var writer: SQLiteConnection?
@@ -44,6 +44,10 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
     let logFramesBeforeRestart: Int
     /// The snapshots this store began for generations, while they last.
     let generationSnapshots = ThreadLocked<[WeakReadSnapshot]>([])
+    /// How many seconds a generation's snapshot keeps its read transaction once no context
+    /// holds the generation (``SQLiteReadSnapshot``): long enough that reads following one
+    /// another share it.
+    let snapshotIdleTime = ThreadLocked(1.0)
 
     struct State {
         /// The file had no tables when the store was added: `storeWasAdded()` creates them.
@@ -397,8 +401,13 @@ public final class SQLiteStore: IncrementalStore, RowReadingStore, HistoryKeepin
         try sqlite {
             // The version is read before the snapshot begins: a commit between the two shows
             // in the snapshot and moves the version again, so it is never missed.
-            try watcher.withLock { $0.seen = try $0.connection?.dataVersion() ?? $0.seen }
-            let snapshot = try SQLiteReadSnapshot(pool: pool)
+            let version = try watcher.withLock { watcher in
+                watcher.seen = try watcher.connection?.dataVersion() ?? watcher.seen
+                return watcher.seen
+            }
+            let snapshot = try SQLiteReadSnapshot(pool: pool, idleTime: snapshotIdleTime) { [weak self] in
+                try self?.dataVersionNow() == version
+            }
             generationSnapshots.withLock { snapshots in
                 snapshots.removeAll { $0.snapshot == nil }
                 snapshots.append(WeakReadSnapshot(snapshot: snapshot))
