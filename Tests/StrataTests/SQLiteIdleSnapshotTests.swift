@@ -1,5 +1,6 @@
 import Foundation
 @testable import Strata
+import StrataTestSupport
 import Testing
 
 /// A generation's SQLite snapshot is a read transaction, and the coordinator keeps its latest
@@ -25,16 +26,6 @@ import Testing
         return store
     }
 
-    /// Polls `condition` every 50 ms for up to `seconds`.
-    static func eventually(within seconds: Double, _ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return try await condition()
-    }
-
     @Test func anIdleGenerationLetsAnotherConnectionStartTheLogOver() async throws {
         let url = try SQLiteLogRestartTests.newStoreURL()
         let coordinator = try await SQLiteLogRestartTests.coordinator(at: url)
@@ -48,12 +39,12 @@ import Testing
         store.snapshotIdleTime.withLock { $0 = 0.2 }
         #expect(try await context.perform { try $0.count(for: FetchRequest<Tag>()) } == 10)
         #expect(
-            try await Self.eventually(within: 30) { try Self.truncatingCheckpoint(of: url) == (busy: false, logBytes: 0) },
+            try await eventually(within: 30) { try Self.truncatingCheckpoint(of: url) == (busy: false, logBytes: 0) },
             "a moment after the last read, another connection starts the log over")
         #expect(try await context.perform { try $0.count(for: FetchRequest<Tag>()) } == 10, "the next read takes a new snapshot")
         try await SQLiteLogRestartTests.saveTags(1, from: 10, in: context)
         #expect(
-            try await Self.eventually(within: 30) { try Self.truncatingCheckpoint(of: url) == (busy: false, logBytes: 0) },
+            try await eventually(within: 30) { try Self.truncatingCheckpoint(of: url) == (busy: false, logBytes: 0) },
             "a context that saved and went idle holds no read transaction either")
         #expect(try await context.perform { try $0.count(for: FetchRequest<Tag>()) } == 11)
     }
@@ -93,7 +84,8 @@ import Testing
         func count() throws -> SQLValue? { try snapshot.read { try $0.scalar("SELECT count(*) FROM t") } }
 
         #expect(try count() == .integer(1))
-        #expect(try await Self.eventually(within: 30) { snapshot.isReleased }, "a read no context held lets go after it")
+        #expect(try await eventually(within: 30) { snapshot.isReleased }, "a read no context held lets go after it")
+        #expect(try snapshot.renew(unless: { true }), "holding no transaction, it keeps no log from restarting")
         #expect(try count() == .integer(1), "nothing was written: a new transaction sees the same")
         #expect(!snapshot.isReleased)
 
@@ -101,7 +93,7 @@ import Testing
         try await Task.sleep(for: .milliseconds(200))
         #expect(!snapshot.isReleased, "a held snapshot keeps its transaction")
         snapshot.contextsStoppedHolding()
-        #expect(try await Self.eventually(within: 30) { snapshot.isReleased })
+        #expect(try await eventually(within: 30) { snapshot.isReleased })
         try setup.execute("INSERT INTO t VALUES (2)")
         unchanged.withLock { $0 = false }
         let error = #expect(throws: PersistenceError.self) { try count() }
