@@ -70,10 +70,11 @@ package final class SQLiteReadSnapshot: Sendable {
     /// one is pinned) says that something was committed since the caller knew the database to be
     /// as this snapshot sees it: the snapshot then sees the same database, from a transaction
     /// that began after the write-ahead log was last checkpointed, so does not keep the log from
-    /// restarting. `false`, and the snapshot as it was, otherwise.
+    /// restarting. `false`, and the snapshot as it was, otherwise. `true` at once for a snapshot
+    /// that holds no transaction (let go while idle): it keeps nothing from restarting.
     package func renew(unless changed: () throws -> Bool) throws -> Bool {
         try state.withLock { state in
-            guard let old = state.connection else { return false }
+            guard let old = state.connection else { return true }
             let renewed = try Self.beginRead(on: pool)
             guard try !changed() else {
                 Self.endRead(on: renewed, pool: pool)
