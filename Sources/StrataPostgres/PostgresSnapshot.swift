@@ -16,7 +16,8 @@ import Strata
 /// An open transaction costs the server: it holds back `VACUUM` of every table in the cluster,
 /// and a server with `idle_in_transaction_session_timeout` ends the session. So the snapshot lets
 /// its transactions go once no context has held its generation for ``PostgresStore/snapshotIdleTime``
-/// (1 second: reads that follow one another keep sharing it), and says so (``isReleased``), so
+/// (a second, give or take the quarter second ``IdleRelease`` sweeps by: reads that follow one
+/// another keep sharing it), and says so (``isReleased``), so
 /// that the coordinator's next reader takes a new snapshot. A context pinned to the generation
 /// (`setQueryGenerationFrom(.current)`) holds it, and its transaction, until it lets go.
 ///
