@@ -49,6 +49,15 @@ import Testing
         #expect(try await context.perform { try $0.count(for: FetchRequest<Tag>()) } == 11)
     }
 
+    @Test func theGenerationAStoreIsAddedWithEndsItsTransactionUnread() async throws {
+        let url = try SQLiteLogRestartTests.newStoreURL()
+        let coordinator = try await SQLiteLogRestartTests.coordinator(at: url)
+        #expect(
+            try await eventually(within: 30) { try Self.truncatingCheckpoint(of: url) == (busy: false, logBytes: 0) },
+            "no context ever read it, and no context holds it")
+        withExtendedLifetime(coordinator) {}
+    }
+
     @Test func aPinnedGenerationKeepsItsReadTransactionWhileIdle() async throws {
         let url = try SQLiteLogRestartTests.newStoreURL()
         let coordinator = try await SQLiteLogRestartTests.coordinator(at: url)

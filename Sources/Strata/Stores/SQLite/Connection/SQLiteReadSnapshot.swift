@@ -34,6 +34,9 @@ package final class SQLiteReadSnapshot: Sendable {
     /// it was when the snapshot began.
     package convenience init(pool: SQLiteConnectionPool, idleTime: ThreadLocked<Double>, isUnchanged: @escaping @Sendable () throws -> Bool) throws {
         try self.init(pool: pool, idleRelease: IdleRelease(idleTime: idleTime), isUnchanged: isUnchanged)
+        // Begun with a read no context held: it goes, as after any such read, unless one comes
+        // to hold it (a generation no context ever reads, as the one a store is added with).
+        idleRelease?.readEnded { [weak self] in self?.releaseIfIdle() }
     }
 
     private init(pool: SQLiteConnectionPool, idleRelease: IdleRelease?, isUnchanged: (@Sendable () throws -> Bool)?) throws {
