@@ -324,7 +324,8 @@ let benchmarks: @Sendable () -> Void = {
         // 8b. The same after a first save, untimed: a save of a store in use. GRDB's pool writes
         // to the write-ahead log when it opens (so that the log is never empty), and a first
         // write to an empty log syncs its header; Strata's store pays that at its first save, and
-        // opens a second reader for the generation the save makes. 8 times both; 8b neither.
+        // opens a second reader for the generation the save makes. 8 times those on Strata's
+        // side only; 8b on neither side.
         let warmUp = PersonRecord.generate(count: 11)[10]  // one without a manager, as `one`
         measure("8b save one more", "Strata SQLite") { benchmark in
             let context = try await StrataPeer.open(Fixtures.scratchCopy(of: StrataPeer.fixture(count: count, sqlite: true)))

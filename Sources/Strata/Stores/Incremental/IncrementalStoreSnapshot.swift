@@ -27,8 +27,11 @@ public protocol IncrementalStoreSnapshot: AnyObject, Sendable {
 }
 
 extension IncrementalStoreSnapshot {
+    /// Does nothing: a snapshot that holds nothing on a server need not know who reads it.
     public func contextsBeganHolding() {}
+    /// Does nothing: the snapshot keeps its state until its generation goes.
     public func contextsStoppedHolding() {}
+    /// `false`: the snapshot never lets its state go before its generation does.
     public var isReleased: Bool { false }
 }
 
