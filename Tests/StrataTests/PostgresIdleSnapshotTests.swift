@@ -29,8 +29,14 @@ struct PostgresIdleSnapshotTests {
     static func idleTransactions(reading schema: String, database: String = "postgres") async throws -> Int {
         let rows = try await PostgresTestServer.rows(
             "SELECT count(*)::text FROM pg_stat_activity WHERE state = 'idle in transaction' AND backend_xmin IS NOT NULL "
-                + "AND datname = '\(database)' AND position('\(schema)' in query) > 0")
+                + "AND datname = '\(database)' AND position('\(Self.quoted(schema))' in query) > 0")
         return Int(rows.first?.first.flatMap { $0 }.flatMap { Int($0) } ?? -1)
+    }
+
+    /// The schema as the store's statements name it, quoted: `strata_t7_1` alone is also the
+    /// start of `strata_t7_12`, another test's schema (whose sessions the test must not end).
+    static func quoted(_ schema: String) -> String {
+        "\"\(schema)\"."
     }
 
     static func schema(of url: URL) throws -> String {
@@ -92,7 +98,7 @@ struct PostgresIdleSnapshotTests {
     static func endIdleTransactions(reading schema: String) async throws {
         try await PostgresTestServer.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE state = 'idle in transaction' "
-                + "AND datname = 'postgres' AND position('\(schema)' in query) > 0")
+                + "AND datname = 'postgres' AND position('\(Self.quoted(schema))' in query) > 0")
         #expect(try await eventually(within: 30) { try await Self.idleTransactions(reading: schema) == 0 })
     }
 
