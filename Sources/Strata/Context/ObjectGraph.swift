@@ -78,6 +78,8 @@ final class ObjectGraph {
     /// New objects whose permanent IDs were asked for before the save
     /// (``ManagedObjectContext/obtainPermanentIDs(for:)``): the save keeps them.
     var permanentIDsObtained: Set<ObjectIdentifier> = []
+    /// The keys and slots of the property wrappers its objects' classes declare, found once.
+    var wrapperSlots = WrapperSlotCache()
     /// Objects the store deleted that a merge policy writes back: saved as inserts.
     var resurrected: Set<ObjectIdentifier> = []
     /// Whether objects were rebased on newer values since the last save (a refresh that kept

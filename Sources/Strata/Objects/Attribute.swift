@@ -55,8 +55,8 @@ public struct Attribute<Value: AttributeValueConvertible>: KeyNamingWrapper {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
         get {
-            let key = WrapperKeys.key(of: object, storageKeyPath)
-            guard case .attribute(let index)? = object.layout.slots[key] else {
+            let (key, slot) = WrapperKeys.slot(of: object, storageKeyPath)
+            guard case .attribute(let index)? = slot else {
                 return probed(object, key: key, wrappedKeyPath)
             }
             let stored = object.attributeValue(at: index)
@@ -75,8 +75,9 @@ public struct Attribute<Value: AttributeValueConvertible>: KeyNamingWrapper {
             return value
         }
         set {
-            let key = WrapperKeys.key(of: object, storageKeyPath)
-            let index = object.attributeIndex(forKey: key, declaredIn: Object.self)
+            let (key, slot) = WrapperKeys.slot(of: object, storageKeyPath)
+            let index: Int
+            if case .attribute(let found)? = slot { index = found } else { index = object.attributeIndex(forKey: key, declaredIn: Object.self) }
             let type = object.layout.attributes[index].type
             let value: AttributeValue?
             if type == .transformable {

@@ -44,8 +44,8 @@ public struct Relationship<Value: RelationshipValue>: KeyNamingWrapper {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
         get {
-            let key = WrapperKeys.key(of: object, storageKeyPath)
-            guard case .relationship(let index)? = object.layout.slots[key] else {
+            let (key, slot) = WrapperKeys.slot(of: object, storageKeyPath)
+            guard case .relationship(let index)? = slot else {
                 return probed(object, key: key, wrappedKeyPath)
             }
             let objects = object.relatedObjects(at: index)
@@ -57,8 +57,9 @@ public struct Relationship<Value: RelationshipValue>: KeyNamingWrapper {
             return value
         }
         set {
-            let key = WrapperKeys.key(of: object, storageKeyPath)
-            let index = object.relationshipIndex(forKey: key, declaredIn: Object.self)
+            let (key, slot) = WrapperKeys.slot(of: object, storageKeyPath)
+            let index: Int
+            if case .relationship(let found)? = slot { index = found } else { index = object.relationshipIndex(forKey: key, declaredIn: Object.self) }
             object.willChangeValue(forKey: key)
             defer { object.didChangeValue(forKey: key) }
             do {

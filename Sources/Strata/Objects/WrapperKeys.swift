@@ -32,6 +32,20 @@ enum WrapperKeys {
         return name
     }
 
+    /// The key of the wrapper at `storage` in `object`, and its slot in the object's layout
+    /// (`nil` when the entity has no such property): found once per context
+    /// (``WrapperSlotCache``), for an object in one.
+    static func slot<Object: ManagedObject, Wrapper: KeyNamingWrapper>(
+        of object: Object, _ storage: ReferenceWritableKeyPath<Object, Wrapper>
+    ) -> (key: String, slot: EntityLayout.Slot?) {
+        let graph = object.graph
+        if let found = graph?.wrapperSlots.entry(for: storage, in: object.layout) { return (found.key, found.slot) }
+        let key = key(of: object, storage)
+        let slot = object.layout.slots[key]
+        if let graph, let slot { graph.wrapperSlots.keep(slot, key: key, for: storage, in: object.layout) }
+        return (key, slot)
+    }
+
     private static func propertyName<Object: ManagedObject, Wrapper: KeyNamingWrapper>(
         of object: Object, _ storage: ReferenceWritableKeyPath<Object, Wrapper>
     ) -> String {
