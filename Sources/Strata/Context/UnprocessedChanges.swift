@@ -11,14 +11,20 @@ struct UnprocessedChanges {
     /// with.
     private(set) var valuesBefore: [ObjectIdentifier: Row] = [:]
 
+    /// The object inserted last, while it is among `inserted`: the sets that follow an insert
+    /// (each property of a new object, in turn) find it there without hashing, twice per set.
+    private var lastInserted: ObjectIdentifier?
+
     var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+
+    private func wasInserted(_ key: ObjectIdentifier) -> Bool { key == lastInserted || inserted[key] != nil }
 
     /// Records `object`'s values before its first change since the last notice (unless it was
     /// inserted since: it had none).
     mutating func willChange(_ object: ManagedObject) {
         // An object inserted since is asked about first: a new object's every set comes here.
         let key = ObjectIdentifier(object)
-        guard inserted[key] == nil, valuesBefore[key] == nil else { return }
+        guard !wasInserted(key), valuesBefore[key] == nil else { return }
         valuesBefore[key] = object.storage
     }
 
@@ -32,11 +38,12 @@ struct UnprocessedChanges {
 
     mutating func insert(_ object: ManagedObject) {
         inserted[ObjectIdentifier(object)] = object
+        lastInserted = ObjectIdentifier(object)
     }
 
     mutating func update(_ object: ManagedObject) {
         let key = ObjectIdentifier(object)
-        guard inserted[key] == nil, deleted[key] == nil else { return }
+        guard !wasInserted(key), deleted[key] == nil else { return }
         updated[key] = object
     }
 
@@ -44,6 +51,7 @@ struct UnprocessedChanges {
     mutating func delete(_ object: ManagedObject) {
         let key = ObjectIdentifier(object)
         updated[key] = nil
+        if key == lastInserted { lastInserted = nil }
         if inserted.removeValue(forKey: key) == nil { deleted[key] = object }
     }
 
