@@ -45,7 +45,21 @@ import Workloads
             started = ContinuousClock.now
             try await StrataPeer.batchInsert(objects, at: fresh)
         case "batch-delete":
-            try await StrataPeer.batchDeleteTenth(StrataPeer.open(scratch(fixture)))
+            if postgres {
+                // As benchmark 11 runs it: a store of its own (the fixture's people were deleted
+                // by the first run), the delete timed alone.
+                let context = try await StrataPeer.open(StrataPeer.newPostgresStore("profile_batch_delete"))
+                try await StrataPeer.insert(PersonRecord.generate(count: count), into: context)
+                try await StrataPeer.save(context)
+                started = ContinuousClock.now
+                try await StrataPeer.batchDeleteTenth(context)
+                // The context's 100,000 objects go after the time is taken, as in the benchmark.
+                FileHandle.standardError.write(Data("\(workload) \(count): \(ContinuousClock.now - started)\n".utf8))
+                withExtendedLifetime(context) {}
+                return
+            } else {
+                try await StrataPeer.batchDeleteTenth(StrataPeer.open(scratch(fixture)))
+            }
         case "open":
             _ = try await StrataPeer.open(fixture)
         case "fetch":
