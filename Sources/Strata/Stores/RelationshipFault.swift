@@ -25,8 +25,10 @@ package final class RelationshipFault: Sendable {
         case batch(ToManyBatch, owner: Int64)
     }
 
+    // The failed use is kept where the targets are (the single read's lock, the batch's), not
+    // under a lock of the fault's own: a fault is made for every to-many of every row a read
+    // decodes, and a lock each was two allocations more per row.
     private let source: Source
-    private let failure = ThreadLocked<(any Error)?>(nil)
     private static let logger = Logger(label: "strata.relationship-fault")
 
     /// A fault that `readTargets` fulfils, for a to-many or a to-one relationship.
@@ -46,10 +48,13 @@ package final class RelationshipFault: Sendable {
             return try checkedTargets()
         } catch {
             Self.logger.error("cannot read a relationship from its store", metadata: ["error": "\(error)"])
-            failure.withLock { failure in failure = failure ?? error }
             switch source {
-            case .single(let read): return read.isToMany ? .toMany([]) : .toOne(nil)
-            case .batch: return .toMany([])
+            case .single(let read):
+                read.state.withLock { state in state.failedUse = state.failedUse ?? error }
+                return read.isToMany ? .toMany([]) : .toOne(nil)
+            case .batch(let batch, let owner):
+                batch.recordFailedUse(error, of: owner)
+                return .toMany([])
             }
         }
     }
@@ -57,7 +62,10 @@ package final class RelationshipFault: Sendable {
     /// The store's error at the first use that read the relationship as empty because the
     /// store failed to give it; `nil` while every use got the targets.
     package var failedUse: (any Error)? {
-        failure.withLock { $0 }
+        switch source {
+        case .single(let read): read.state.withLock { $0.failedUse }
+        case .batch(let batch, let owner): batch.failedUse(of: owner)
+        }
     }
 
     /// The targets as ``targets`` gives them, or the store's error where it fails to read them
@@ -73,7 +81,7 @@ package final class RelationshipFault: Sendable {
     /// what a look that must read nothing takes.
     var targetsIfRead: RelationshipTargets? {
         switch source {
-        case .single(let read): read.answer.withLock { $0 }
+        case .single(let read): read.state.withLock { $0.answer }
         case .batch(let batch, let owner): batch.targetsIfRead(of: owner).map(RelationshipTargets.toMany)
         }
     }
@@ -81,9 +89,15 @@ package final class RelationshipFault: Sendable {
     /// One relationship of one object, read by a closure; what was read is kept under the lock,
     /// which is held while the store is asked, so that it is asked once.
     private final class SingleRead: Sendable {
+        struct State {
+            var answer: RelationshipTargets?
+            /// The store's error at the first use that read the relationship as empty.
+            var failedUse: (any Error)?
+        }
+
         let isToMany: Bool
         let readTargets: @Sendable () throws -> [ManagedObjectID]
-        let answer = ThreadLocked<RelationshipTargets?>(nil)
+        let state = ThreadLocked(State())
 
         init(isToMany: Bool, readTargets: @escaping @Sendable () throws -> [ManagedObjectID]) {
             self.isToMany = isToMany
@@ -91,11 +105,11 @@ package final class RelationshipFault: Sendable {
         }
 
         func checkedTargets() throws -> RelationshipTargets {
-            try answer.withLock { answer in
-                if let answer { return answer }
+            try state.withLock { state in
+                if let answer = state.answer { return answer }
                 let ids = try readTargets()
                 let read: RelationshipTargets = isToMany ? .toMany(OrderedSet(ids)) : .toOne(ids.first)
-                answer = read
+                state.answer = read
                 return read
             }
         }

@@ -31,6 +31,10 @@ package final class ToManyBatch: Sendable {
         var owners: [Int64] = []
         /// What was read, once read.
         var read: Read?
+        /// The store's error at the first use of each owner's targets that read them as empty
+        /// (``RelationshipFault/failedUse``): every fault of one owner from this read shares
+        /// it, as they share the targets.
+        var failedUses: [Int64: any Error] = [:]
     }
 
     private let readTargets: @Sendable ([Int64]) throws -> Read
@@ -63,6 +67,17 @@ package final class ToManyBatch: Sendable {
         }
         if let failure = read.failures[owner] { throw failure }
         return read.targets[owner] ?? []
+    }
+
+    /// Keeps `error` as the failed use of `owner`'s targets, unless one is kept already.
+    func recordFailedUse(_ error: any Error, of owner: Int64) {
+        state.withLock { state in
+            if state.failedUses[owner] == nil { state.failedUses[owner] = error }
+        }
+    }
+
+    func failedUse(of owner: Int64) -> (any Error)? {
+        state.withLock { $0.failedUses[owner] }
     }
 
     /// `owner`'s targets when the batch was read, `nil` before (or when they could not be).
