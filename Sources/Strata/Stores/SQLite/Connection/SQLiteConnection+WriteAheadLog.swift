@@ -8,14 +8,14 @@ extension SQLiteConnection {
     /// write-ahead log. This takes the place of SQLite's automatic checkpoint on this connection
     /// (`sqlite3_wal_hook` replaces it): the caller checkpoints.
     func countLogFrames() {
-        // Unretained: `logFrames` is the connection's, freed only after `deinit` has closed it.
+        // Unretained: the hook is the handle's, which `deinit` closes before the connection goes.
         sqlite3_wal_hook(
             handle,
             { context, _, _, count in
                 guard let context else { return SQLITE_OK }
-                Unmanaged<ThreadLocked<Int>>.fromOpaque(context).takeUnretainedValue().withLock { $0 = Int(count) }
+                Unmanaged<SQLiteConnection>.fromOpaque(context).takeUnretainedValue().logFrames.withLock { $0 = Int(count) }
                 return SQLITE_OK
-            }, Unmanaged.passUnretained(logFrames).toOpaque())
+            }, Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// The automatic checkpoint's threshold in pages (`PRAGMA wal_autocheckpoint`, SQLite's

@@ -16,8 +16,8 @@ package final class SQLiteConnection: @unchecked Sendable {
     private var statements: [String: SQLiteStatement] = [:]
     package let url: URL
     /// The frames in the write-ahead log after this connection's last commit, once
-    /// ``countLogFrames()`` is on. The connection's own, so that it lasts as long as the hook
-    /// that writes it (a stored property outlives `deinit`'s close).
+    /// ``countLogFrames()`` is on. The hook reaches it through the connection, which it
+    /// outlives no more than the handle (`deinit` closes the handle, and the hook with it).
     let logFrames = ThreadLocked(0)
 
     /// Opens the database at `url`; `create` makes the file when it is missing.
