@@ -64,13 +64,21 @@ package struct SQLFragment: Sendable, ExpressibleByStringInterpolation {
 
     /// The values of the parameters, in order.
     package var bindings: [SQLValue] {
-        parts.compactMap { if case .parameter(let value) = $0 { value } else { nil } }
+        // One allocation: growing by appends took one per doubling, at every statement built.
+        var values: [SQLValue] = []
+        values.reserveCapacity(parts.count)
+        for case .parameter(let value) in parts { values.append(value) }
+        return values
     }
 
     /// The SQL in `dialect`, its parameters numbered from `first` (when other parameters of the
     /// statement come before the fragment's).
     package func sql(in dialect: SQLDialect, firstParameter first: Int = 1) -> String {
         var sql = ""
+        // One allocation for the text, not one per doubling as it grows (placeholders: `?`, `$n`).
+        sql.reserveCapacity(parts.reduce(0) { length, part in
+            if case .text(let text) = part { length + text.utf8.count } else { length + 6 }
+        })
         var number = first
         for part in parts {
             switch part {
