@@ -19,8 +19,9 @@ import Testing
         @Relationship var notes: Set<Note>
     }
 
-    /// `Memo` and `Sticky` both use `Note`, with their properties in different orders and an
-    /// attribute of `Memo`'s own first, so that no property has the same slot in both.
+    /// `Memo` and `Sticky` both use `Note`, with their properties in different orders, so that
+    /// no property of `Note` has the same slot in both (`text` 2 and 0, `stars` 1 and 2, `board`
+    /// 0 and 1), nor `stars` the same type.
     static func model() throws -> ManagedObjectModel {
         try ManagedObjectModel {
             EntityDescription("Board", class: Board.self) {
@@ -35,8 +36,8 @@ import Testing
             }
             EntityDescription("Sticky", class: Note.self) {
                 AttributeDescription("text", .string)
-                AttributeDescription("stars", .integer64, optional: true)
                 AttributeDescription("colour", .string, optional: true)
+                AttributeDescription("stars", .integer64, optional: true)
                 RelationshipDescription("author", toOne: "Board", inverse: nil)
                 RelationshipDescription("board", toOne: "Board", inverse: nil)
             }
@@ -84,7 +85,9 @@ import Testing
         let read = try await backgroundContext(coordinator).perform { context in
             let memo = try #require(context.existingObject(with: memoID) as? Note)
             let sticky = try #require(context.existingObject(with: stickyID) as? Note)
-            return [memo.text, sticky.text, "\(memo.rating ?? -1)", "\(sticky.rating ?? -1)", memo.board?.name ?? "", sticky.board?.name ?? ""]
+            return [
+                memo.text, sticky.text, "\(memo.rating ?? -1)", "\(sticky.rating ?? -1)", memo.board?.name ?? "", sticky.board?.name ?? "",
+            ]
         }
         #expect(read == ["memo 1", "sticky 2", "1", "12", "Kitchen", "Kitchen"])
     }

@@ -77,7 +77,11 @@ public struct Attribute<Value: AttributeValueConvertible>: KeyNamingWrapper {
         set {
             let (key, slot) = WrapperKeys.slot(of: object, storageKeyPath)
             let index: Int
-            if case .attribute(let found)? = slot { index = found } else { index = object.attributeIndex(forKey: key, declaredIn: Object.self) }
+            if case .attribute(let found)? = slot {
+                index = found
+            } else {
+                index = object.attributeIndex(forKey: key, declaredIn: Object.self)  // stops the program with the reason
+            }
             let type = object.layout.attributes[index].type
             let value: AttributeValue?
             if type == .transformable {

@@ -59,7 +59,11 @@ public struct Relationship<Value: RelationshipValue>: KeyNamingWrapper {
         set {
             let (key, slot) = WrapperKeys.slot(of: object, storageKeyPath)
             let index: Int
-            if case .relationship(let found)? = slot { index = found } else { index = object.relationshipIndex(forKey: key, declaredIn: Object.self) }
+            if case .relationship(let found)? = slot {
+                index = found
+            } else {
+                index = object.relationshipIndex(forKey: key, declaredIn: Object.self)  // stops the program with the reason
+            }
             object.willChangeValue(forKey: key)
             defer { object.didChangeValue(forKey: key) }
             do {

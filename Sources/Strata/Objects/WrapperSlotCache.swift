@@ -37,6 +37,4 @@ struct WrapperSlotCache {
         guard entries.count < Self.capacity else { return }
         entries[Key(keyPath: ObjectIdentifier(keyPath), layout: ObjectIdentifier(layout))] = Entry(keyPath: keyPath, key: key, slot: slot)
     }
-
-    var count: Int { entries.count }
 }
