@@ -8,6 +8,11 @@ package final class EntityLayout: Sendable {
     package enum Slot: Hashable {
         case attribute(Int)
         case relationship(Int)
+
+        /// The attribute's index, for an attribute's slot.
+        var attributeIndex: Int? { if case .attribute(let index) = self { index } else { nil } }
+        /// The relationship's index, for a relationship's slot.
+        var relationshipIndex: Int? { if case .relationship(let index) = self { index } else { nil } }
     }
 
     package let entity: EntityDescription

@@ -56,7 +56,7 @@ public struct Attribute<Value: AttributeValueConvertible>: KeyNamingWrapper {
     ) -> Value {
         get {
             let (key, slot) = WrapperKeys.slot(of: object, storageKeyPath)
-            guard case .attribute(let index)? = slot else {
+            guard let index = slot?.attributeIndex else {
                 return probed(object, key: key, wrappedKeyPath)
             }
             let stored = object.attributeValue(at: index)
@@ -76,12 +76,8 @@ public struct Attribute<Value: AttributeValueConvertible>: KeyNamingWrapper {
         }
         set {
             let (key, slot) = WrapperKeys.slot(of: object, storageKeyPath)
-            let index: Int
-            if case .attribute(let found)? = slot {
-                index = found
-            } else {
-                index = object.attributeIndex(forKey: key, declaredIn: Object.self)  // stops the program with the reason
-            }
+            // A key the entity lacks stops the program, with the reason.
+            let index = slot?.attributeIndex ?? object.attributeIndex(forKey: key, declaredIn: Object.self)
             let type = object.layout.attributes[index].type
             let value: AttributeValue?
             if type == .transformable {

@@ -45,7 +45,7 @@ public struct Relationship<Value: RelationshipValue>: KeyNamingWrapper {
     ) -> Value {
         get {
             let (key, slot) = WrapperKeys.slot(of: object, storageKeyPath)
-            guard case .relationship(let index)? = slot else {
+            guard let index = slot?.relationshipIndex else {
                 return probed(object, key: key, wrappedKeyPath)
             }
             let objects = object.relatedObjects(at: index)
@@ -58,12 +58,8 @@ public struct Relationship<Value: RelationshipValue>: KeyNamingWrapper {
         }
         set {
             let (key, slot) = WrapperKeys.slot(of: object, storageKeyPath)
-            let index: Int
-            if case .relationship(let found)? = slot {
-                index = found
-            } else {
-                index = object.relationshipIndex(forKey: key, declaredIn: Object.self)  // stops the program with the reason
-            }
+            // A key the entity lacks stops the program, with the reason.
+            let index = slot?.relationshipIndex ?? object.relationshipIndex(forKey: key, declaredIn: Object.self)
             object.willChangeValue(forKey: key)
             defer { object.didChangeValue(forKey: key) }
             do {
