@@ -9,7 +9,7 @@ import Strata
 extension PostgresStore: BatchExecutingStore {
     package func batchUpdate(_ request: BatchUpdateRequest, names: [String], author: String?, contextName: String?) throws -> [ManagedObjectID]? {
         guard let update = try RelationalBatchUpdate(request, names: names, mapping: mapping, store: identifier, dialect: dialect) else { return nil }
-        return try saving([]) { connection -> ([ManagedObjectID]?, Int64?) in
+        return try saving([]) { connection, _ -> ([ManagedObjectID]?, Int64?) in
             try lockSchemaForSave(connection)
             let session = relationalSession(connection)
             guard let changed = try update.run(on: session) else { return (nil, nil) }
@@ -28,7 +28,7 @@ extension PostgresStore: BatchExecutingStore {
 
     package func batchDelete(_ request: BatchDeleteRequest, names: [String], author: String?, contextName: String?) throws -> [ManagedObjectID]? {
         guard let delete = RelationalBatchDelete(request, names: names, mapping: mapping, store: identifier, dialect: dialect) else { return nil }
-        return try saving([]) { connection -> ([ManagedObjectID]?, Int64?) in
+        return try saving([]) { connection, _ -> ([ManagedObjectID]?, Int64?) in
             try lockSchemaForSave(connection)
             let session = relationalSession(connection)
             guard let ids = try delete.selectObjects(on: session) else { return (nil, nil) }
@@ -59,9 +59,9 @@ extension PostgresStore: BatchExecutingStore {
         changes.inserted.reserveCapacity(rows.count)
         for (id, row) in zip(ids, rows) { changes.inserted[id] = row }
         let history = tracksPersistentHistory ? SaveHistory(author: author, contextName: contextName, updatedProperties: [:]) : nil
-        let added = try saving(ids) { connection in
+        let added = try saving(ids) { connection, attempt in
             try lockSchemaForSave(connection)
-            let session = relationalSession(connection)
+            let session = relationalSession(connection, checksInsertedKeys: attempt.checksInsertedKeys)
             _ = try RelationalSaveWriter(mapping: mapping, connection: session, store: self).write(changes)
             return (session.rowsAdded, try finishSave(changes, history: history, tombstones: [:], connection: connection))
         }

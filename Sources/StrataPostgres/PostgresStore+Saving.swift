@@ -12,10 +12,10 @@ extension PostgresStore {
     static let retriedStates: Set<String> = ["40001", "40P01", "23505"]
 
     package func save(_ changes: RowChanges, recording history: SaveHistory?) throws -> [ManagedObjectID: Int64] {
-        let (versions, added) = try saving(Array(changes.inserted.keys) + Array(changes.updated.keys)) { connection in
+        let (versions, added) = try saving(Array(changes.inserted.keys) + Array(changes.updated.keys)) { connection, attempt in
             try lockSchemaForSave(connection)
             let tombstones = history == nil ? [:] : try self.tombstones(of: changes.deleted, connection: connection)
-            let session = relationalSession(connection)
+            let session = relationalSession(connection, checksInsertedKeys: attempt.checksInsertedKeys)
             let versions = try RelationalSaveWriter(mapping: mapping, connection: session, store: self).write(changes)
             return ((versions, session.rowsAdded), try finishSave(changes, history: history, tombstones: tombstones, connection: connection))
         }
@@ -24,22 +24,36 @@ extension PostgresStore {
     }
 
     /// `connection` as the relational core uses it, binding batched writes by this store's
-    /// column storages.
-    func relationalSession(_ connection: PostgresConnection) -> PostgresRelationalConnection {
-        PostgresRelationalConnection(connection, dialect: dialect, logger: logger, columnStorages: columnStorages)
+    /// column storages; new rows' keys checked one by one unless `checksInsertedKeys` is false
+    /// (``PostgresRelationalConnection/checksInsertedKeys``).
+    func relationalSession(_ connection: PostgresConnection, checksInsertedKeys: Bool = true) -> PostgresRelationalConnection {
+        PostgresRelationalConnection(
+            connection, dialect: dialect, logger: logger, columnStorages: columnStorages, checksInsertedKeys: checksInsertedKeys)
+    }
+
+    /// One try of a save, as ``saving(_:_:)`` hands it to its body.
+    struct SaveAttempt {
+        /// Whether new rows' keys are checked one by one: not on the first try, where a taken
+        /// key (which a key from `Z_MAX` is not, but for a counter set back or an object written
+        /// back after a deletion) fails the statement with `23505`; on every try after one, so
+        /// that such a key is reported as the conflict of its object.
+        let checksInsertedKeys: Bool
     }
 
     /// Runs `body` as one save: in a transaction, tried again whole on a conflict with another
     /// server (``retriedStates``); `body` returns its result and the save's number (`nil`
     /// when it wrote nothing, and took none).
-    func saving<T>(_ objectIDs: @autoclosure () -> [ManagedObjectID], _ body: (PostgresConnection) throws -> (T, Int64?)) throws -> T {
+    func saving<T>(
+        _ objectIDs: @autoclosure () -> [ManagedObjectID], _ body: (PostgresConnection, SaveAttempt) throws -> (T, Int64?)
+    ) throws -> T {
         guard !isReadOnly else {
             throw PersistenceError(.readOnlyStore, objectIDs: objectIDs(), "the store \(identifier) is read-only")
         }
         var attempt = 1
+        var checksInsertedKeys = false
         while true {
             do {
-                let (result, change) = try withTransaction(body)
+                let (result, change) = try withTransaction { try body($0, SaveAttempt(checksInsertedKeys: checksInsertedKeys)) }
                 if let change { committed(change: change) }
                 return result
             } catch let error as PostgresStoreError where error.code == .server && Self.retriedStates.contains(error.sqlState ?? "") {
@@ -51,6 +65,7 @@ extension PostgresStore {
                 logger.debug("retrying a save", metadata: ["attempt": "\(attempt)", "sqlState": "\(error.sqlState ?? "")"])
                 Thread.sleep(forTimeInterval: Double.random(in: 0.002...0.010) * Double(attempt))
                 attempt += 1
+                checksInsertedKeys = true
             } catch let error as PostgresStoreError where error.code == .server {
                 forgetWrittenMetadata()
                 // A statement may fail on tables another server migrated before the check of

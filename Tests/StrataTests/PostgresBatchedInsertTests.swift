@@ -122,4 +122,68 @@ struct PostgresBatchedInsertTests {
         #expect(unchanged == [taken])
         #expect(titles == ["first", "a", "b"])
     }
+
+    /// Without the per-row check (a save's first try), a batch whose key is taken is a plain
+    /// `INSERT` that the server refuses whole, with `23505`, which ``PostgresStore`` retries.
+    @Test func anUncheckedBatchWithATakenKeyFailsWhole() async throws {
+        let url = try await PostgresTestServer.newStoreURL()
+        PostgresStore.register()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model)
+        try await coordinator.addPersistentStore(type: .postgreSQL, at: url)
+        let taken = try await backgroundContext(coordinator).perform { context in
+            try context.insertNewObject(forEntityName: "Reading").setValue("first", forKey: "title")
+            try context.save()
+            return try #require(context.registeredObjects.first?.objectID.referenceNumber)
+        }
+        let store = try #require(coordinator.persistentStores.first as? PostgresStore)
+        let entityNumber = try #require(store.mapping.entities["Reading"]?.number)
+        let error = #expect(throws: PostgresStoreError.self) {
+            try store.pool.withConnection { connection in
+                let session = store.relationalSession(connection, checksInsertedKeys: false)
+                var batch = RelationalWriteBatch(.insert(columns: ["Z_PK", "Z_ENT", "Z_OPT", "ZTITLE"]), table: "ZREADING", rowSQL: "")
+                for (key, title) in zip([taken + 100, taken, taken + 101], ["a", "clash", "b"]) {
+                    batch.rows.append(([.integer(key), .integer(Int64(entityNumber)), .integer(1), .text(title)], nil))
+                }
+                try session.write(batch)
+                _ = try session.finishWrites()
+            }
+        }
+        #expect(error?.sqlState == "23505")
+        let titles = try await PostgresTestServer.rows("SELECT \"ZTITLE\" FROM \(store.dialect.table("ZREADING")) ORDER BY \"Z_PK\"")
+        #expect(titles == [["first"]])
+    }
+
+    /// A save of new objects whose keys the counter hands out again (`Z_MAX` set back, as a
+    /// restored or hand-edited store may have it) fails as a conflict naming the object whose
+    /// key is taken, and writes none of them: the first try's plain `INSERT` fails, and the
+    /// retry checks each key (``PostgresStore/SaveAttempt``).
+    @Test func aNewObjectGivenATakenKeyIsAConflictOfItsOwn() async throws {
+        let url = try await PostgresTestServer.newStoreURL()
+        PostgresStore.register()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model)
+        try await coordinator.addPersistentStore(type: .postgreSQL, at: url)
+        let first = try await backgroundContext(coordinator).perform { context in
+            let object = try context.insertNewObject(forEntityName: "Reading")
+            try object.setValue("first", forKey: "title")
+            try context.save()
+            return object.objectID
+        }
+        let store = try #require(coordinator.persistentStores.first as? PostgresStore)
+        let entityNumber = try #require(store.mapping.entities["Reading"]?.number)
+        try await PostgresTestServer.execute("UPDATE \(store.dialect.table("Z_PRIMARYKEY")) SET \"Z_MAX\" = 0 WHERE \"Z_ENT\" = \(entityNumber)")
+        // Another context, so that the object holding the key is not in the one that saves.
+        let error = await #expect(throws: PersistenceError.self) {
+            try await backgroundContext(coordinator).perform { context in
+                for title in ["second", "third", "fourth"] {
+                    try context.insertNewObject(forEntityName: "Reading").setValue(title, forKey: "title")
+                }
+                try context.save()
+            }
+        }
+        #expect(error?.code == .conflict)
+        #expect(error?.objectIDs.map(\.referenceNumber) == [first.referenceNumber])
+        #expect(error?.objectIDs.map(\.entityName) == ["Reading"])
+        let titles = try await PostgresTestServer.rows("SELECT \"ZTITLE\" FROM \(store.dialect.table("ZREADING")) ORDER BY \"Z_PK\"")
+        #expect(titles == [["first"]])
+    }
 }
