@@ -25,9 +25,11 @@ extension PersistentStoreCoordinator {
                 .noPersistentStore, objectIDs: ids,
                 "the coordinator has no writable store to save new objects into" + reasons.map { " (\($0))" }.joined())
         }
-        let byEntity = Dictionary(grouping: ids.indices, by: { ids[$0].entityName })
+        // Grouped by space (one per entity and store, interned), not by hashing each entity name.
+        let bySpace = Dictionary(grouping: ids.indices, by: { ObjectIdentifier(ids[$0].space) })
         var permanent = ids
-        for (entityName, positions) in byEntity {
+        for positions in bySpace.values {
+            let entityName = ids[positions[0]].entityName
             guard let layout = managedObjectModel.layout(for: entityName) else { continue }
             let numbers = try store.makeReferenceNumbers(for: layout.entity, rootEntity: layout.rootEntityName, count: positions.count)
             let space = ObjectIDSpace.make(store: store.identifier, entityName: entityName)
@@ -87,7 +89,10 @@ extension PersistentStoreCoordinator {
         var changedOutside: [IncrementalStore] = []
         for (store, storeChanges) in incrementalChanges {
             if store.postsRemoteChanges, store.hasOutsideChanges { changedOutside.append(store) }
-            versions.merge(try store.commit(storeChanges)) { $1 }
+            let storeVersions = try store.commit(storeChanges)
+            // One store's versions are all there are (the usual save): taken as they are, not
+            // copied entry by entry into a table grown as it fills.
+            if versions.isEmpty { versions = storeVersions } else { versions.merge(storeVersions) { $1 } }
             do {
                 snapshots[store.identifier] = try StoreSnapshot(store: store)
             } catch {

@@ -47,6 +47,7 @@ package struct RelationalSaveWriter<Connection: RelationalConnection> {
     ///   constraint's values with another. Nothing is kept then: the store rolls back.
     package func write(_ changes: RowChanges) throws -> [ManagedObjectID: Int64] {
         var versions: [ManagedObjectID: Int64] = [:]
+        versions.reserveCapacity(changes.inserted.count + changes.updated.count)
         var constraintConflicts: [ConstraintConflict] = []
 
         // Deletes first: a value a deleted object held under a uniqueness constraint is free for
