@@ -21,11 +21,14 @@ let package = Package(
     targets: [
         .systemLibrary(name: "BenchLZ4", path: "Sources/BenchLZ4", pkgConfig: "liblz4"),
         .systemLibrary(name: "BenchSQLite", path: "Sources/BenchSQLite", pkgConfig: "sqlite3"),
+        // libpq (Debian's libpq-dev): a synchronous PostgreSQL client, measured against postgres-nio.
+        .systemLibrary(name: "BenchLibPQ", path: "Sources/BenchLibPQ", pkgConfig: "libpq"),
         .target(
             name: "Workloads",
             dependencies: [
                 "BenchLZ4",
                 "BenchSQLite",
+                "BenchLibPQ",
                 .product(name: "Strata", package: strata),
                 .product(name: "StrataPostgres", package: strata),
                 .product(name: "GRDB", package: "GRDB.swift"),

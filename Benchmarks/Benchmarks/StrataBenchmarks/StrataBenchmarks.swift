@@ -387,6 +387,14 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.stopMeasurement()
             try await connection.close()
         }
+        // The same reads through libpq on the caller's thread: what a synchronous driver would
+        // save the store, which waits for postgres-nio's event loop (the store is not the peer).
+        measure("3 fetch all", "libpq") { benchmark in
+            let connection = try await LibPQPeer.open(count: count)
+            benchmark.startMeasurement()
+            blackHole(try LibPQPeer.fetchAll(connection))
+            benchmark.stopMeasurement()
+        }
         measure("4 update 10%", "Strata Postgres") { benchmark in
             let context = try await StrataPeer.open(StrataPeer.postgresFixture(count: count))
             benchmark.startMeasurement()
@@ -418,6 +426,12 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(try await PostgresNIOPeer.lookUp(lookups, in: connection))
             benchmark.stopMeasurement()
             try await connection.close()
+        }
+        measure("5a 1000 lookups", "libpq") { benchmark in
+            let connection = try await LibPQPeer.open(count: count)
+            benchmark.startMeasurement()
+            blackHole(try LibPQPeer.lookUp(lookups, in: connection))
+            benchmark.stopMeasurement()
         }
 
         // 9, 10, 11 and 13 on PostgreSQL: batch requests and a grouped fetch, in SQL.

@@ -8,6 +8,7 @@ import Workloads
 ///
 ///     profile-workload insert|fetch|fetch-batched|controller|refetch|controller-save|save-alone|save-one|first-save|update|lookups|lookups-many|save|open|batch-insert|batch-delete[-binary|-postgres] N
 ///     profile-workload library-page|library-walk|library-change|library-import[-binary|-postgres] N
+///     profile-workload peer-libpq-fetch|peer-libpq-lookups|peer-nio-fetch|peer-nio-lookups N
 ///
 /// The fixture it starts from is made first (and kept in `STRATA_BENCH_FIXTURES`), outside what
 /// `STRATA_PROFILE_START` marks; a profiler attached from the start sees both.
@@ -20,6 +21,10 @@ import Workloads
         }
         if workload.hasPrefix("library-") {
             try await library(workload, objects: count)
+            return
+        }
+        if workload.hasPrefix("peer-") {
+            try await postgresPeer(workload, count: count)
             return
         }
         let binary = workload.hasSuffix("-binary")
@@ -125,6 +130,33 @@ import Workloads
             exit(2)
         }
         FileHandle.standardError.write(Data("\(workload) \(count): \(ContinuousClock.now - started)\n".utf8))
+    }
+
+    /// The PostgreSQL peers' reads, `peer-libpq|nio-fetch|lookups N`: benchmark 3's fetch of
+    /// every person and 5a's 1,000 lookups, through libpq on this thread or through postgres-nio.
+    static func postgresPeer(_ workload: String, count: Int) async throws {
+        let emails = PersonRecord.lookupEmails(count: 1_000, among: count)
+        let started: ContinuousClock.Instant
+        let ended: ContinuousClock.Instant
+        // The sum of ages, or the people found: the same from both peers.
+        let result: Int
+        switch workload {
+        case "peer-libpq-fetch", "peer-libpq-lookups":
+            let connection = try await LibPQPeer.open(count: count)
+            started = ContinuousClock.now
+            result = workload.hasSuffix("fetch") ? try LibPQPeer.fetchAll(connection) : try LibPQPeer.lookUp(emails, in: connection)
+            ended = ContinuousClock.now
+        case "peer-nio-fetch", "peer-nio-lookups":
+            let connection = try await PostgresNIOPeer.open(schema: PostgresNIOPeer.fixture(count: count))
+            started = ContinuousClock.now
+            result = workload.hasSuffix("fetch") ? try await PostgresNIOPeer.fetchAll(connection) : try await PostgresNIOPeer.lookUp(emails, in: connection)
+            ended = ContinuousClock.now
+            try await connection.close()
+        default:
+            FileHandle.standardError.write(Data("unknown workload \(workload)\n".utf8))
+            exit(2)
+        }
+        FileHandle.standardError.write(Data("\(workload) \(count): \(ended - started) (result \(result))\n".utf8))
     }
 
     /// The Library workloads: `library-page|walk|change|import[-binary|-postgres] N`, on
