@@ -19,24 +19,32 @@ final class PostgresRelationalConnection: RelationalConnection {
     private let columnStorages: [String: [String: PostgresStorage]]
     /// The most rows one batched write binds (its arrays' length).
     static let rowsPerStatement = RelationalWriteBatch.rowsPerBatch
-    /// Whether a batch of new rows finds, row by row, a key another save stored first
-    /// (`ON CONFLICT DO NOTHING RETURNING`), to report its object as a conflict. Without, the
-    /// batch is a plain `INSERT`, and a taken key fails the statement (`23505`): PostgreSQL's
-    /// speculative insertion cost a quarter of each insert of 10,000 rows (51–56 ms against
-    /// 37–43 in `psql`), for a clash that a key from `Z_MAX` never meets unless the counter was
-    /// set back or an object is written back after a deletion. A save retries after a `23505`
-    /// with the check (``PostgresStore/saving(_:_:)``), which then names the objects.
-    let checksInsertedKeys: Bool
+    /// Whether a batched write finds, row by row, the objects it could not write, to report
+    /// them as conflicts: an insert whose key another save stored first (`ON CONFLICT DO
+    /// NOTHING RETURNING`), an update or a delete at another version (`RETURNING` the keys
+    /// written). Without, an insert is a plain `INSERT`, which a taken key fails (`23505`), and an
+    /// update or a delete is counted: fewer rows than sent throws ``UncheckedWriteMissedRows``.
+    /// A save's first try goes without, and any retry with (``PostgresStore/saving(_:_:)``),
+    /// which then names the objects. PostgreSQL's speculative insertion cost a quarter of each
+    /// insert of 10,000 rows (51–56 ms against 37–43 in `psql`), and reading 10,000 keys back
+    /// was 5% of updating a tenth of 100,000 people, for clashes that are rare: a key from `Z_MAX`
+    /// is free unless the counter was set back, and another save's change is a conflict anyway.
+    let checksWrittenKeys: Bool
+
+    /// A batched update or delete without ``checksWrittenKeys`` wrote fewer rows than it was
+    /// given: some object was changed or deleted by another save. The save is tried again with
+    /// the check, which names them.
+    struct UncheckedWriteMissedRows: Error {}
 
     /// A connection writing through `connection`. Without `columnStorages` (a check that
     /// writes no rows) every batch goes row by row.
     init(
         _ connection: PostgresConnection, dialect: SQLDialect, logger: Logger, columnStorages: [String: [String: PostgresStorage]],
-        checksInsertedKeys: Bool = true
+        checksWrittenKeys: Bool = true
     ) {
         self.dialect = dialect
         self.columnStorages = columnStorages
-        self.checksInsertedKeys = checksInsertedKeys
+        self.checksWrittenKeys = checksWrittenKeys
         statements = PipelinedStatements(connection: connection, logger: logger)
     }
 
@@ -60,10 +68,11 @@ final class PostgresRelationalConnection: RelationalConnection {
 
     /// The rows in statements of up to ``rowsPerStatement`` rows: each column bound as one array
     /// (``PostgresColumnArray``) and spread into rows by `unnest`, so a save of many objects
-    /// costs the server a few statements, not one per row. Each statement of rows returns the
-    /// keys it wrote, so an object whose key was taken (an insert) or whose version another
-    /// save moved on (an update, a delete) is found as the per-row statement finds it. Rows
-    /// whose values a column's array cannot hold go row by row, as does a lone row.
+    /// costs the server a few statements, not one per row. With ``checksWrittenKeys``, each
+    /// statement of rows returns the keys it wrote, so an object whose key was taken (an insert)
+    /// or whose version another save moved on (an update, a delete) is found as the per-row
+    /// statement finds it. Rows whose values a column's array cannot hold go row by row, as
+    /// does a lone row.
     func write(_ batch: RelationalWriteBatch) throws {
         switch batch.kind {
         case .insert, .link: rowsAdded[batch.table, default: 0] += batch.rows.count
@@ -80,7 +89,7 @@ final class PostgresRelationalConnection: RelationalConnection {
         }
         guard batch.rows.count > 1, let kinds = storages(of: bound, in: batch.table, kind: batch.kind) else { return try writeRowByRow(batch) }
         let table = dialect.table(batch.table)
-        let returning = "RETURNING \(dialect.column("Z_PK", of: "stored"))"
+        let returning = checksWrittenKeys ? " RETURNING \(dialect.column("Z_PK", of: "stored"))" : ""
         // An update's and a delete's unnested columns are named by position (`v1` …), the last
         // two being the key and the version read.
         let names = bound.indices.map { "v\($0 + 1)" }
@@ -93,12 +102,12 @@ final class PostgresRelationalConnection: RelationalConnection {
         switch batch.kind {
         case .insert(let columns):
             sql = "INSERT INTO \(table) AS stored (\(columns.map(dialect.column).joined(separator: ", "))) SELECT * FROM unnest(\(arrays(kinds)))"
-                + (checksInsertedKeys ? " ON CONFLICT (\(dialect.column("Z_PK"))) DO NOTHING \(returning)" : "")
+                + (checksWrittenKeys ? " ON CONFLICT (\(dialect.column("Z_PK"))) DO NOTHING\(returning)" : "")
         case .update(let columns):
             let assignments = columns.indices.map { "\(dialect.column(columns[$0])) = \(written($0))" }
-            sql = "UPDATE \(table) AS stored SET \(assignments.joined(separator: ", ")) FROM \(unnested) WHERE \(matched()) \(returning)"
+            sql = "UPDATE \(table) AS stored SET \(assignments.joined(separator: ", ")) FROM \(unnested) WHERE \(matched())\(returning)"
         case .delete:
-            sql = "DELETE FROM \(table) AS stored USING \(unnested) WHERE \(matched()) \(returning)"
+            sql = "DELETE FROM \(table) AS stored USING \(unnested) WHERE \(matched())\(returning)"
         case .link(let own, let other, let order, let destination):
             // As the per-row statement: only while the target is stored, keeping it stored.
             var stored = ""
@@ -116,13 +125,13 @@ final class PostgresRelationalConnection: RelationalConnection {
                 + "WHERE \(dialect.column("Z_PK", of: "stored")) = \(written(1))"
         }
         // A new row's key is its first value; a changed or deleted row's, the last but one.
-        let keyAt: Int? =
+        let check: WrittenRowsCheck =
             switch batch.kind {
-            case .insert: checksInsertedKeys ? 0 : nil
-            case .update, .delete: bound.count - 2
-            case .link, .unlink, .position: nil
+            case .insert: checksWrittenKeys ? .keys(at: 0) : .none
+            case .update, .delete: checksWrittenKeys ? .keys(at: bound.count - 2) : .count
+            case .link, .unlink, .position: .none
             }
-        try send(sql, kinds: kinds, rows: batch.rows, keyAt: keyAt, rowSQL: batch.rowSQL)
+        try send(sql, kinds: kinds, rows: batch.rows, check: check, rowSQL: batch.rowSQL)
     }
 
     /// How `table` stores each of `columns` (the bookkeeping columns, and every column of a
@@ -147,12 +156,23 @@ final class PostgresRelationalConnection: RelationalConnection {
         kinds.enumerated().map { "\(dialect.placeholder($0.offset + 1))::\($0.element.sqlType)[]" }.joined(separator: ", ")
     }
 
+    /// How a batched write's statement tells what it could not write.
+    private enum WrittenRowsCheck {
+        /// It does not (a link, an unlink, a position; an unchecked insert, which fails instead).
+        case none
+        /// It returns the keys it wrote (the value at this position of each row).
+        case keys(at: Int)
+        /// It writes as many rows as it is given, or ``UncheckedWriteMissedRows`` is thrown.
+        case count
+    }
+
     /// Sends `sql` for each run of up to ``rowsPerStatement`` rows, each column bound as one
-    /// array; where `keyAt` is given, the objects whose key (the value at `keyAt`) it does not
-    /// return are among those ``finishWrites()`` returns. A run whose values a column's array
-    /// cannot hold goes row by row, with `rowSQL`.
+    /// array, checked as `check` says: with `.keys`, the objects whose key it does not return
+    /// are among those ``finishWrites()`` returns. A run whose values a column's array cannot
+    /// hold goes row by row, with `rowSQL`.
     private func send(
-        _ sql: String, kinds: [PostgresStorage], rows: [(values: [SQLValue], object: ManagedObjectID?)], keyAt: Int?, rowSQL: String
+        _ sql: String, kinds: [PostgresStorage], rows: [(values: [SQLValue], object: ManagedObjectID?)], check: WrittenRowsCheck,
+        rowSQL: String
     ) throws {
         var start = 0
         runs: while start < rows.count {
@@ -166,14 +186,20 @@ final class PostgresRelationalConnection: RelationalConnection {
                 }
                 bindings.append(array)
             }
-            var objects: [Int64: ManagedObjectID] = [:]
-            if let keyAt {
+            switch check {
+            case .keys(let keyAt):
+                var objects: [Int64: ManagedObjectID] = [:]
+                objects.reserveCapacity(run.count)
                 for (values, object) in run {
                     if case .integer(let key) = values[keyAt], let object { objects[key] = object }
                 }
+                try statements.sendBatch(sql, bindings: bindings, check: .keys(objects))
+            case .count:
+                try statements.sendBatch(sql, bindings: bindings, check: .count(run.count))
+            case .none:
+                // A batch with nothing to find still counts among the few big statements in flight.
+                try statements.sendBatch(sql, bindings: bindings, check: .keys([:]))
             }
-            // A batch with nothing to find still counts among the few big statements in flight.
-            try statements.sendReturningKeys(sql, bindings: bindings, objects: objects)
         }
     }
 

@@ -198,16 +198,24 @@ extension PostgresConnection {
 struct PipelinedStatements {
     let connection: PostgresConnection
     let logger: Logger
+    /// What a batched write's answer is checked for (``sendBatch(_:bindings:check:)``).
+    enum BatchCheck {
+        /// The keys it returns: of these objects, those whose key it does not return (taken
+        /// already, or at another version) are among those ``waitForAll()`` returns.
+        case keys([Int64: ManagedObjectID])
+        /// How many rows it wrote: fewer throws ``PostgresRelationalConnection/UncheckedWriteMissedRows``.
+        case count(Int)
+    }
+
     /// Each statement sent and not yet answered, with the object it writes (an optimistic-
-    /// locking statement's), or the objects it writes by key (a batched insert's, update's or
-    /// delete's, which returns the keys it wrote).
-    private var pending: [(result: EventLoopFuture<PostgresQueryResult>, object: ManagedObjectID?, keyed: [Int64: ManagedObjectID]?)] = []
+    /// locking statement's), or how a batched write's answer is checked.
+    private var pending: [(result: EventLoopFuture<PostgresQueryResult>, object: ManagedObjectID?, batch: BatchCheck?)] = []
     private var unchanged: [ManagedObjectID] = []
     /// The most statements in flight: each holds its text and values until answered, so a save
     /// of a million objects must not send them all before waiting for any.
     static let depth = 256
-    /// The most batched writes in flight (``sendReturningKeys(_:bindings:objects:)``).
-    static let keyedDepth = 4
+    /// The most batched writes in flight (``sendBatch(_:bindings:check:)``).
+    static let batchDepth = 4
 
     init(connection: PostgresConnection, logger: Logger) {
         self.connection = connection
@@ -221,22 +229,21 @@ struct PipelinedStatements {
     }
 
     mutating func send(_ sql: String, bindings: PostgresBindings, object: ManagedObjectID? = nil) throws {
-        try send(sql, bindings: bindings, object: object, keyed: nil)
+        try send(sql, bindings: bindings, object: object, batch: nil)
     }
 
-    /// Sends a statement that writes many rows and returns the keys (`Z_PK`) it wrote (a
-    /// batched insert, update or delete): the objects of `objects` whose key it does not return
-    /// (taken already, or at another version) are among those ``waitForAll()`` returns.
-    mutating func sendReturningKeys(_ sql: String, bindings: PostgresBindings, objects: [Int64: ManagedObjectID]) throws {
+    /// Sends a statement that writes many rows (a batched insert, update or delete), its answer
+    /// checked as `check` says.
+    mutating func sendBatch(_ sql: String, bindings: PostgresBindings, check: BatchCheck) throws {
         // Each holds thousands of rows' values until answered: a few in flight keep the server busy.
-        if pending.count(where: { $0.keyed != nil }) >= Self.keyedDepth { try waitForPending() }
-        try send(sql, bindings: bindings, object: nil, keyed: objects)
+        if pending.count(where: { $0.batch != nil }) >= Self.batchDepth { try waitForPending() }
+        try send(sql, bindings: bindings, object: nil, batch: check)
     }
 
-    private mutating func send(_ sql: String, bindings: PostgresBindings, object: ManagedObjectID?, keyed: [Int64: ManagedObjectID]?) throws {
+    private mutating func send(_ sql: String, bindings: PostgresBindings, object: ManagedObjectID?, batch: BatchCheck?) throws {
         guard !connection.isClosed else { throw PostgresStoreError(.unreachable, "the connection to the server is closed") }
         if pending.count >= Self.depth { try waitForPending() }
-        pending.append((connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger), object, keyed))
+        pending.append((connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger), object, batch))
     }
 
     /// Waits for every statement sent; returns the objects whose statement changed no row. The
@@ -249,21 +256,24 @@ struct PipelinedStatements {
 
     private mutating func waitForPending() throws {
         defer { pending.removeAll(keepingCapacity: true) }
-        for (result, object, keyed) in pending {
+        for (result, object, batch) in pending {
             let answer: PostgresQueryResult
             do {
                 answer = try connection.waitUnlessClosed(result)
             } catch {
                 throw PostgresSQL.storeError(error, doing: "a statement failed")
             }
-            if let keyed {
+            switch batch {
+            case .keys(let keyed)?:
                 var missing = keyed
                 for row in answer.rows {
                     if let key = try row.makeRandomAccess()[0].int64() { missing[key] = nil }
                 }
                 unchanged += missing.sorted { $0.key < $1.key }.map(\.value)
-            } else if answer.metadata.rows ?? 0 == 0, let object {
-                unchanged.append(object)
+            case .count(let sent)?:
+                guard answer.metadata.rows == sent else { throw PostgresRelationalConnection.UncheckedWriteMissedRows() }
+            case nil:
+                if answer.metadata.rows ?? 0 == 0, let object { unchanged.append(object) }
             }
         }
     }

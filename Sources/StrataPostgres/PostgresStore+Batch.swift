@@ -61,7 +61,7 @@ extension PostgresStore: BatchExecutingStore {
         let history = tracksPersistentHistory ? SaveHistory(author: author, contextName: contextName, updatedProperties: [:]) : nil
         let added = try saving(ids) { connection, attempt in
             try lockSchemaForSave(connection)
-            let session = relationalSession(connection, checksInsertedKeys: attempt.checksInsertedKeys)
+            let session = relationalSession(connection, checksWrittenKeys: attempt.checksWrittenKeys)
             _ = try RelationalSaveWriter(mapping: mapping, connection: session, store: self).write(changes)
             return (session.rowsAdded, try finishSave(changes, history: history, tombstones: [:], connection: connection))
         }

@@ -15,7 +15,7 @@ extension PostgresStore {
         let (versions, added) = try saving(Array(changes.inserted.keys) + Array(changes.updated.keys)) { connection, attempt in
             try lockSchemaForSave(connection)
             let tombstones = history == nil ? [:] : try self.tombstones(of: changes.deleted, connection: connection)
-            let session = relationalSession(connection, checksInsertedKeys: attempt.checksInsertedKeys)
+            let session = relationalSession(connection, checksWrittenKeys: attempt.checksWrittenKeys)
             let versions = try RelationalSaveWriter(mapping: mapping, connection: session, store: self).write(changes)
             return ((versions, session.rowsAdded), try finishSave(changes, history: history, tombstones: tombstones, connection: connection))
         }
@@ -24,20 +24,20 @@ extension PostgresStore {
     }
 
     /// `connection` as the relational core uses it, binding batched writes by this store's
-    /// column storages; new rows' keys checked one by one unless `checksInsertedKeys` is false
-    /// (``PostgresRelationalConnection/checksInsertedKeys``).
-    func relationalSession(_ connection: PostgresConnection, checksInsertedKeys: Bool = true) -> PostgresRelationalConnection {
+    /// column storages; the rows of batched writes checked one by one unless `checksWrittenKeys`
+    /// is false (``PostgresRelationalConnection/checksWrittenKeys``).
+    func relationalSession(_ connection: PostgresConnection, checksWrittenKeys: Bool = true) -> PostgresRelationalConnection {
         PostgresRelationalConnection(
-            connection, dialect: dialect, logger: logger, columnStorages: columnStorages, checksInsertedKeys: checksInsertedKeys)
+            connection, dialect: dialect, logger: logger, columnStorages: columnStorages, checksWrittenKeys: checksWrittenKeys)
     }
 
     /// One try of a save, as ``saving(_:_:)`` hands it to its body.
     struct SaveAttempt {
-        /// Whether new rows' keys are checked one by one: not on the first try, where a taken
-        /// key (which a key from `Z_MAX` is not, but for a counter set back or an object written
-        /// back after a deletion) fails the statement with `23505`; on every try after one, so
-        /// that such a key is reported as the conflict of its object.
-        let checksInsertedKeys: Bool
+        /// Whether batched writes check their rows one by one: not on the first try, where a
+        /// taken key fails an insert (`23505`) and an update or delete that misses a row throws
+        /// ``PostgresRelationalConnection/UncheckedWriteMissedRows``; on every try after one, so
+        /// that each such object is reported as a conflict of its own.
+        let checksWrittenKeys: Bool
     }
 
     /// Runs `body` as one save: in a transaction, tried again whole on a conflict with another
@@ -50,12 +50,16 @@ extension PostgresStore {
             throw PersistenceError(.readOnlyStore, objectIDs: objectIDs(), "the store \(identifier) is read-only")
         }
         var attempt = 1
-        var checksInsertedKeys = false
+        var checksWrittenKeys = false
         while true {
             do {
-                let (result, change) = try withTransaction { try body($0, SaveAttempt(checksInsertedKeys: checksInsertedKeys)) }
+                let (result, change) = try withTransaction { try body($0, SaveAttempt(checksWrittenKeys: checksWrittenKeys)) }
                 if let change { committed(change: change) }
                 return result
+            } catch is PostgresRelationalConnection.UncheckedWriteMissedRows where !checksWrittenKeys {
+                // Another save changed or deleted an object this one writes: the next try names it.
+                forgetWrittenMetadata()
+                checksWrittenKeys = true
             } catch let error as PostgresStoreError where error.code == .server && Self.retriedStates.contains(error.sqlState ?? "") {
                 forgetWrittenMetadata()
                 guard attempt < Self.saveAttempts else {
@@ -65,7 +69,7 @@ extension PostgresStore {
                 logger.debug("retrying a save", metadata: ["attempt": "\(attempt)", "sqlState": "\(error.sqlState ?? "")"])
                 Thread.sleep(forTimeInterval: Double.random(in: 0.002...0.010) * Double(attempt))
                 attempt += 1
-                checksInsertedKeys = true
+                checksWrittenKeys = true
             } catch let error as PostgresStoreError where error.code == .server {
                 forgetWrittenMetadata()
                 // A statement may fail on tables another server migrated before the check of

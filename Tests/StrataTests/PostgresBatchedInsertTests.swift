@@ -139,7 +139,7 @@ struct PostgresBatchedInsertTests {
         let entityNumber = try #require(store.mapping.entities["Reading"]?.number)
         let error = #expect(throws: PostgresStoreError.self) {
             try store.pool.withConnection { connection in
-                let session = store.relationalSession(connection, checksInsertedKeys: false)
+                let session = store.relationalSession(connection, checksWrittenKeys: false)
                 var batch = RelationalWriteBatch(.insert(columns: ["Z_PK", "Z_ENT", "Z_OPT", "ZTITLE"]), table: "ZREADING", rowSQL: "")
                 for (key, title) in zip([taken + 100, taken, taken + 101], ["a", "clash", "b"]) {
                     batch.rows.append(([.integer(key), .integer(Int64(entityNumber)), .integer(1), .text(title)], nil))
