@@ -1,8 +1,22 @@
+import Synchronization
+
 /// What a context inserted, changed and deleted since it last processed its pending changes:
 /// what its next ``ObjectsDidChange`` says, as Core Data's
 /// `NSManagedObjectContextObjectsDidChange` says what changed since the last one.
 struct UnprocessedChanges {
-    private(set) var inserted: [ObjectIdentifier: ManagedObject] = [:]
+    /// The objects inserted since the last notice, in order, as a list and a mark on each
+    /// object (``ManagedObject/unannouncedInsertMark``) rather than a table: every set that
+    /// follows an insert asks whether its object was inserted since (a new object's each
+    /// property, and each inverse a new object's relationship touches), and an insert is then
+    /// an append, not a hash. An object deleted since stays listed, its mark turned negative;
+    /// inserted again (an undo), it is marked again, not listed twice.
+    private var insertedList: [ManagedObject] = []
+    private var insertedCount = 0
+    /// This notice's mark: unique in the process, so that a mark left on an object from an
+    /// earlier notice, or another context's, is never this one's.
+    private let mark = Self.marks.add(1, ordering: .relaxed).newValue
+    private static let marks = Atomic<Int64>(0)
+
     private(set) var updated: [ObjectIdentifier: ManagedObject] = [:]
     private(set) var deleted: [ObjectIdentifier: ManagedObject] = [:]
 
@@ -11,39 +25,41 @@ struct UnprocessedChanges {
     /// with.
     private(set) var valuesBefore: [ObjectIdentifier: Row] = [:]
 
-    /// The object inserted last, while it is among `inserted`: the sets that follow an insert
-    /// (each property of a new object, in turn) find it there without hashing, twice per set.
-    private var lastInserted: ObjectIdentifier?
+    var isEmpty: Bool { insertedCount == 0 && updated.isEmpty && deleted.isEmpty }
 
-    var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+    private func wasInserted(_ object: ManagedObject) -> Bool { object.unannouncedInsertMark == mark }
 
-    private func wasInserted(_ key: ObjectIdentifier) -> Bool { key == lastInserted || inserted[key] != nil }
+    /// The objects inserted since the last notice and not deleted since, each once.
+    private var inserted: [ManagedObject] { insertedList.filter(wasInserted) }
 
     /// Records `object`'s values before its first change since the last notice (unless it was
     /// inserted since: it had none).
     mutating func willChange(_ object: ManagedObject) {
-        // An object inserted since is asked about first: a new object's every set comes here.
+        guard !wasInserted(object) else { return }
         let key = ObjectIdentifier(object)
-        guard !wasInserted(key), valuesBefore[key] == nil else { return }
+        guard valuesBefore[key] == nil else { return }
         valuesBefore[key] = object.storage
     }
 
     /// The objects the next notice names, as a notification gives them.
     var objectsByChange: ObjectsByChange {
-        ObjectsByChange(inserted: Set(inserted.values), updated: Set(updated.values), deleted: Set(deleted.values))
+        ObjectsByChange(inserted: Set(inserted), updated: Set(updated.values), deleted: Set(deleted.values))
     }
 
     /// Every object the next notice names.
-    var objects: [ManagedObject] { Array(inserted.values) + updated.values + deleted.values }
+    var objects: [ManagedObject] { inserted + updated.values + deleted.values }
 
     mutating func insert(_ object: ManagedObject) {
-        inserted[ObjectIdentifier(object)] = object
-        lastInserted = ObjectIdentifier(object)
+        if object.unannouncedInsertMark == mark { return }
+        if object.unannouncedInsertMark != -mark { insertedList.append(object) }
+        object.unannouncedInsertMark = mark
+        insertedCount += 1
     }
 
     mutating func update(_ object: ManagedObject) {
+        guard !wasInserted(object) else { return }
         let key = ObjectIdentifier(object)
-        guard !wasInserted(key), deleted[key] == nil else { return }
+        guard deleted[key] == nil else { return }
         updated[key] = object
     }
 
@@ -51,15 +67,21 @@ struct UnprocessedChanges {
     mutating func delete(_ object: ManagedObject) {
         let key = ObjectIdentifier(object)
         updated[key] = nil
-        if key == lastInserted { lastInserted = nil }
-        if inserted.removeValue(forKey: key) == nil { deleted[key] = object }
+        if wasInserted(object) {
+            object.unannouncedInsertMark = -mark
+            insertedCount -= 1
+        } else {
+            deleted[key] = object
+        }
     }
 
-    /// The notice of what changed, and a fresh start.
+    /// The notice of what changed, and a fresh start (whose mark no object has yet).
     mutating func take() -> ObjectsDidChange {
         defer { self = UnprocessedChanges() }
+        var insertedIDs = Set<ManagedObjectID>(minimumCapacity: insertedCount)
+        for object in insertedList where wasInserted(object) { insertedIDs.insert(object.objectID) }
         return ObjectsDidChange(
-            insertedObjectIDs: Set(inserted.values.map(\.objectID)), updatedObjectIDs: Set(updated.values.map(\.objectID)),
+            insertedObjectIDs: insertedIDs, updatedObjectIDs: Set(updated.values.map(\.objectID)),
             deletedObjectIDs: Set(deleted.values.map(\.objectID)), refreshedObjectIDs: [])
     }
 }

@@ -93,6 +93,11 @@ open class ManagedObject {
     /// For a fault a fetch with a batch size made: the batch whose rows its firing reads.
     var faultBatch: FaultBatch?
 
+    /// Whether the object was inserted since its context's last ``ObjectsDidChange``: that
+    /// notice's mark (``UnprocessedChanges``) while it was, the mark negated once it was deleted
+    /// again before the notice.
+    var unannouncedInsertMark: Int64 = 0
+
     /// For an object of no context: the objects (of no context) its relationships hold, by
     /// relationship index. Held strongly, as Core Data's objects hold what they relate to;
     /// inserting the object makes them IDs in its context (``ObjectGraph/insert(_:)``).
