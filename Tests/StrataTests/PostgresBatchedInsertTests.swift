@@ -86,23 +86,30 @@ struct PostgresBatchedInsertTests {
         #expect(read == saved)
     }
 
-    /// The relational core's contract: a row whose key is taken inserts nothing, and its object
-    /// is among those `finishWrites()` returns; the others are inserted.
-    @Test func anInsertWhoseKeyIsTakenIsReportedForItsObject() async throws {
+    /// A new store holding one saved `Reading` titled "first": the coordinator, its store, the
+    /// object's ID, and the entity's number.
+    static func storeWithOneReading() async throws -> (PersistentStoreCoordinator, PostgresStore, ManagedObjectID, Int) {
         let url = try await PostgresTestServer.newStoreURL()
         PostgresStore.register()
         let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model)
         try await coordinator.addPersistentStore(type: .postgreSQL, at: url)
-        let taken = try await backgroundContext(coordinator).perform { context in
+        let first = try await backgroundContext(coordinator).perform { context in
             let object = try context.insertNewObject(forEntityName: "Reading")
             try object.setValue("first", forKey: "title")
             try context.save()
             return object.objectID
         }
         let store = try #require(coordinator.persistentStores.first as? PostgresStore)
+        let entityNumber = try #require(store.mapping.entities["Reading"]?.number)
+        return (coordinator, store, first, entityNumber)
+    }
+
+    /// The relational core's contract: a row whose key is taken inserts nothing, and its object
+    /// is among those `finishWrites()` returns; the others are inserted.
+    @Test func anInsertWhoseKeyIsTakenIsReportedForItsObject() async throws {
+        let (_, store, taken, entityNumber) = try await Self.storeWithOneReading()
         let key = try #require(taken.referenceNumber)
         let fresh = [key + 100, key + 101].map { store.objectID(entity: "Reading", reference: $0) }
-        let entityNumber = try #require(store.mapping.entities["Reading"]?.number)
         let (unchanged, titles) = try store.pool.withConnection { connection in
             let session = store.relationalSession(connection)
             var batch = RelationalWriteBatch(
@@ -126,17 +133,8 @@ struct PostgresBatchedInsertTests {
     /// Without the per-row check (a save's first try), a batch whose key is taken is a plain
     /// `INSERT` that the server refuses whole, with `23505`, which ``PostgresStore`` retries.
     @Test func anUncheckedBatchWithATakenKeyFailsWhole() async throws {
-        let url = try await PostgresTestServer.newStoreURL()
-        PostgresStore.register()
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model)
-        try await coordinator.addPersistentStore(type: .postgreSQL, at: url)
-        let taken = try await backgroundContext(coordinator).perform { context in
-            try context.insertNewObject(forEntityName: "Reading").setValue("first", forKey: "title")
-            try context.save()
-            return try #require(context.registeredObjects.first?.objectID.referenceNumber)
-        }
-        let store = try #require(coordinator.persistentStores.first as? PostgresStore)
-        let entityNumber = try #require(store.mapping.entities["Reading"]?.number)
+        let (_, store, first, entityNumber) = try await Self.storeWithOneReading()
+        let taken = try #require(first.referenceNumber)
         let error = #expect(throws: PostgresStoreError.self) {
             try store.pool.withConnection { connection in
                 let session = store.relationalSession(connection, checksWrittenKeys: false)
@@ -158,18 +156,7 @@ struct PostgresBatchedInsertTests {
     /// key is taken, and writes none of them: the first try's plain `INSERT` fails, and the
     /// retry checks each key (``PostgresStore/SaveAttempt``).
     @Test func aNewObjectGivenATakenKeyIsAConflictOfItsOwn() async throws {
-        let url = try await PostgresTestServer.newStoreURL()
-        PostgresStore.register()
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model)
-        try await coordinator.addPersistentStore(type: .postgreSQL, at: url)
-        let first = try await backgroundContext(coordinator).perform { context in
-            let object = try context.insertNewObject(forEntityName: "Reading")
-            try object.setValue("first", forKey: "title")
-            try context.save()
-            return object.objectID
-        }
-        let store = try #require(coordinator.persistentStores.first as? PostgresStore)
-        let entityNumber = try #require(store.mapping.entities["Reading"]?.number)
+        let (coordinator, store, first, entityNumber) = try await Self.storeWithOneReading()
         try await PostgresTestServer.execute("UPDATE \(store.dialect.table("Z_PRIMARYKEY")) SET \"Z_MAX\" = 0 WHERE \"Z_ENT\" = \(entityNumber)")
         // Another context, so that the object holding the key is not in the one that saves.
         let error = await #expect(throws: PersistenceError.self) {
