@@ -41,8 +41,9 @@ extension PostgresStore {
     }
 
     /// Runs `body` as one save: in a transaction, tried again whole on a conflict with another
-    /// server (``retriedStates``); `body` returns its result and the save's number (`nil`
-    /// when it wrote nothing, and took none).
+    /// server (``retriedStates``), and, with its batched writes checked row by row, when an
+    /// unchecked first try missed a row (``SaveAttempt``); `body` returns its result and the
+    /// save's number (`nil` when it wrote nothing, and took none).
     func saving<T>(
         _ objectIDs: @autoclosure () -> [ManagedObjectID], _ body: (PostgresConnection, SaveAttempt) throws -> (T, Int64?)
     ) throws -> T {
