@@ -19,7 +19,7 @@ struct PostgresBatchedConflictTests {
         }
     }
 
-    /// A store with `count` cards, and the URIs of their IDs in order.
+    /// A new store with `count` saved cards, and their IDs in order.
     static func store(count: Int) async throws -> (PersistentStoreCoordinator, [ManagedObjectID]) {
         let url = try await PostgresTestServer.newStoreURL()
         PostgresStore.register()
