@@ -199,7 +199,7 @@ final class PostgresRelationalConnection: RelationalConnection {
                 try statements.sendBatch(sql, bindings: bindings, check: .count(run.count))
             case .none:
                 // A batch with nothing to find still counts among the few big statements in flight.
-                try statements.sendBatch(sql, bindings: bindings, check: .keys([:]))
+                try statements.sendBatch(sql, bindings: bindings, check: .none)
             }
         }
     }

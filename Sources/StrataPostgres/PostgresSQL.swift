@@ -205,6 +205,8 @@ struct PipelinedStatements {
         case keys([Int64: ManagedObjectID])
         /// How many rows it wrote: fewer throws ``PostgresRelationalConnection/UncheckedWriteMissedRows``.
         case count(Int)
+        /// Nothing: it writes what it can (a link) or fails (an unchecked insert).
+        case none
     }
 
     /// Each statement sent and not yet answered, with the object it writes (an optimistic-
@@ -272,6 +274,8 @@ struct PipelinedStatements {
                 unchanged += missing.sorted { $0.key < $1.key }.map(\.value)
             case .count(let sent)?:
                 guard answer.metadata.rows == sent else { throw PostgresRelationalConnection.UncheckedWriteMissedRows() }
+            case .none?:
+                continue
             case nil:
                 if answer.metadata.rows ?? 0 == 0, let object { unchanged.append(object) }
             }

@@ -40,9 +40,8 @@ package struct RelationalBatchDelete {
     /// from the table again, by the selected keys, was a second scan of it (on PostgreSQL, two
     /// fifths of deleting 10,000 of 100,000 people).
     private let pointers: [String]
-    /// The temporary table of the selected rows (`pk`, `ent`, then the ``pointers``), named by
-    /// how many pointers it holds, so that each shape is created once per connection.
-    private let deletedTable: String
+    /// The temporary table of the selected rows (`pk`, `ent`, then the ``pointers``).
+    private var deletedTable: String { Self.deletedTable(holding: pointers.count) }
     private let mapping: CoreDataTableMapping
     private let store: String
     private let dialect: SQLDialect
@@ -64,15 +63,20 @@ package struct RelationalBatchDelete {
         guard let table = selections.first?.entity.table, selections.allSatisfy({ $0.entity.table == table }) else { return nil }
         var pointers: [String] = []
         for case .moveVersions(_, let column, _) in rules where !pointers.contains(column) { pointers.append(column) }
-        let deletedTable = pointers.isEmpty ? "strata_batch_deleted" : "strata_batch_deleted_\(pointers.count)"
         self.selections = selections
         self.table = table
         self.pointers = pointers
-        self.deletedTable = deletedTable
         self.mapping = mapping
         self.store = store
         self.dialect = dialect
-        nullifies = rules.map { Self.statement($0, deleting: table, from: deletedTable, pointers: pointers, dialect: dialect) }
+        let deleted = Self.deletedTable(holding: pointers.count)
+        nullifies = rules.map { Self.statement($0, deleting: table, from: deleted, pointers: pointers, dialect: dialect) }
+    }
+
+    /// The name of the temporary table of selected rows with `pointers` pointer columns: one
+    /// name per shape, so that each shape is created once per connection.
+    private static func deletedTable(holding pointers: Int) -> String {
+        pointers == 0 ? "strata_batch_deleted" : "strata_batch_deleted_\(pointers)"
     }
 
     /// Selects the objects to delete (into a temporary table); returns their IDs, in key order,
